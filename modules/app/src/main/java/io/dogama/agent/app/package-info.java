@@ -1,0 +1,2 @@
+/** Composition root: configuration, wiring, start-up. */
+package io.dogama.agent.app;

@@ -1,0 +1,12 @@
+/** Composition root: reads the configuration, wires the modules, starts the agent. */
+module io.dogama.agent.app {
+    requires io.dogama.agent.core;
+    requires io.dogama.agent.auth;
+    requires io.dogama.agent.policy;
+    requires io.dogama.agent.registry;
+    requires io.dogama.agent.docker;
+    requires io.dogama.agent.lifecycle;
+    requires io.dogama.agent.http;
+
+    exports io.dogama.agent.app;
+}

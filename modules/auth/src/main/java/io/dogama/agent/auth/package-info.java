@@ -1,0 +1,2 @@
+/** Request authentication: secret loading, HMAC-SHA-256 verification, replay defense. */
+package io.dogama.agent.auth;

@@ -1,0 +1,2 @@
+/** Shared value types of the agent; no behaviour beyond validation. */
+package io.dogama.agent.core;

@@ -1,0 +1,2 @@
+/** The only holder of the Docker socket: a bounded client with typed operations. */
+package io.dogama.agent.docker;

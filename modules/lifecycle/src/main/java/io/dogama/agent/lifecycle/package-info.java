@@ -1,0 +1,2 @@
+/** The per-instance state machine and the lifecycle operations. */
+package io.dogama.agent.lifecycle;

@@ -1,0 +1,2 @@
+/** The durable, authenticated instance registry. */
+package io.dogama.agent.registry;
