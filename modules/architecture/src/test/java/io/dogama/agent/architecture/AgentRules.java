@@ -1,0 +1,90 @@
+package io.dogama.agent.architecture;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.GeneralCodingRules;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The architecture of the agent as ArchUnit rules, parameterised by the root package so that the
+ * same rules can be run against a fixture that breaks each of them (see {@code RulesFailTest}).
+ */
+final class AgentRules {
+
+    /** module → modules it may use (besides itself). Nothing may use {@code app}; only app uses http. */
+    static final Map<String, List<String>> ALLOWED = allowed();
+
+    /** Third-party packages each reserved to exactly one module. */
+    static final Map<String, String> EXCLUSIVE_LIBRARIES = Map.of(
+            "org.newsclub..", "docker",
+            "io.helidon..", "http",
+            "net.openhft..", "registry",
+            "org.squirrelframework..", "lifecycle");
+
+    private AgentRules() {
+    }
+
+    private static Map<String, List<String>> allowed() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        m.put("core", List.of());
+        m.put("auth", List.of("core"));
+        m.put("policy", List.of("core"));
+        m.put("registry", List.of("core"));
+        m.put("docker", List.of("core"));
+        m.put("lifecycle", List.of("core", "policy", "registry", "docker"));
+        m.put("http", List.of("core", "auth", "lifecycle"));
+        m.put("app", List.of("core", "auth", "policy", "registry", "docker", "lifecycle", "http"));
+        return m;
+    }
+
+    /** One named rule. */
+    record Named(String name, ArchRule rule) {
+    }
+
+    /**
+     * @param root root package, e.g. {@code io.dogama.agent}
+     * @return every rule, named
+     */
+    static List<Named> all(String root) {
+        List<Named> rules = new ArrayList<>();
+        ALLOWED.forEach((module, deps) -> {
+            String[] permitted = new String[deps.size() + 1];
+            permitted[0] = root + "." + module + "..";
+            for (int i = 0; i < deps.size(); i++) {
+                permitted[i + 1] = root + "." + deps.get(i) + "..";
+            }
+            rules.add(new Named("module graph: " + module,
+                    classes().that().resideInAPackage(root + "." + module + "..")
+                            .should().onlyDependOnClassesThat(
+                                    resideOutsideOfPackage(root + "..").or(resideInAnyPackage(permitted)))
+                            .allowEmptyShould(true)));
+            rules.add(new Named("internal stays inside: " + module,
+                    noClasses().that().resideOutsideOfPackage(root + "." + module + "..")
+                            .should().dependOnClassesThat().resideInAPackage(root + "." + module + ".internal..")
+                            .allowEmptyShould(true)));
+        });
+        EXCLUSIVE_LIBRARIES.forEach((library, module) -> rules.add(new Named("only " + module + " uses " + library,
+                noClasses().that().resideInAPackage(root + "..")
+                        .and().resideOutsideOfPackage(root + "." + module + "..")
+                        .should().dependOnClassesThat().resideInAPackage(library)
+                        .allowEmptyShould(true))));
+        rules.add(new Named("no package cycles",
+                slices().matching(root + ".(**)").should().beFreeOfCycles().allowEmptyShould(true)));
+        rules.add(new Named("no generic exceptions",
+                GeneralCodingRules.NO_CLASSES_SHOULD_THROW_GENERIC_EXCEPTIONS.allowEmptyShould(true)));
+        rules.add(new Named("no java.util.logging",
+                GeneralCodingRules.NO_CLASSES_SHOULD_USE_JAVA_UTIL_LOGGING.allowEmptyShould(true)));
+        rules.add(new Named("no standard streams outside app",
+                noClasses().that().resideOutsideOfPackage(root + ".app..")
+                        .should(GeneralCodingRules.ACCESS_STANDARD_STREAMS).allowEmptyShould(true)));
+        return rules;
+    }
+}
