@@ -1,0 +1,2 @@
+/** Wiring, configuration loading and the self-check; nothing here is exported. */
+package io.dogama.agent.app.internal;
