@@ -1,7 +1,7 @@
 /** The lifecycle state machine and operations (SPEC section 10). */
 module io.dogama.agent.lifecycle {
     requires transitive io.dogama.agent.core;
-    requires transitive io.dogama.agent.policy;
+    requires io.dogama.agent.policy;
     requires io.dogama.agent.registry;
     requires io.dogama.agent.docker;
     requires squirrel.foundation;
@@ -9,4 +9,6 @@ module io.dogama.agent.lifecycle {
     requires org.slf4j;
 
     exports io.dogama.agent.lifecycle;
+    // squirrel instantiates the state machine class reflectively.
+    opens io.dogama.agent.lifecycle.internal to squirrel.foundation;
 }

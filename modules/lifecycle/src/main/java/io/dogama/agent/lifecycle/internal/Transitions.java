@@ -1,0 +1,185 @@
+package io.dogama.agent.lifecycle.internal;
+
+import static io.dogama.agent.lifecycle.internal.Event.CREATE;
+import static io.dogama.agent.lifecycle.internal.Event.CREATE_FAILED;
+import static io.dogama.agent.lifecycle.internal.Event.CREATE_SUCCEEDED;
+import static io.dogama.agent.lifecycle.internal.Event.DELETE;
+import static io.dogama.agent.lifecycle.internal.Event.DELETE_SUCCEEDED;
+import static io.dogama.agent.lifecycle.internal.Event.REPLACE;
+import static io.dogama.agent.lifecycle.internal.Event.REPLACED_CREATED;
+import static io.dogama.agent.lifecycle.internal.Event.REPLACED_RUNNING;
+import static io.dogama.agent.lifecycle.internal.Event.REPLACE_FAILED;
+import static io.dogama.agent.lifecycle.internal.Event.RESTART;
+import static io.dogama.agent.lifecycle.internal.Event.ROLLBACK_FAILED;
+import static io.dogama.agent.lifecycle.internal.Event.ROLLED_BACK_RUNNING;
+import static io.dogama.agent.lifecycle.internal.Event.ROLLED_BACK_STOPPED;
+import static io.dogama.agent.lifecycle.internal.Event.START;
+import static io.dogama.agent.lifecycle.internal.Event.STOP;
+import static io.dogama.agent.lifecycle.internal.Phase.ABSENT;
+import static io.dogama.agent.lifecycle.internal.Phase.CREATED;
+import static io.dogama.agent.lifecycle.internal.Phase.CREATING;
+import static io.dogama.agent.lifecycle.internal.Phase.DELETING;
+import static io.dogama.agent.lifecycle.internal.Phase.INTERVENTION_REQUIRED;
+import static io.dogama.agent.lifecycle.internal.Phase.REPLACING;
+import static io.dogama.agent.lifecycle.internal.Phase.ROLLING_BACK;
+import static io.dogama.agent.lifecycle.internal.Phase.RUNNING;
+import static io.dogama.agent.lifecycle.internal.Phase.STOPPED;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.squirrelframework.foundation.component.SquirrelProvider;
+import org.squirrelframework.foundation.fsm.DotVisitor;
+import org.squirrelframework.foundation.fsm.StateMachineBuilder;
+import org.squirrelframework.foundation.fsm.StateMachineBuilderFactory;
+import org.squirrelframework.foundation.fsm.impl.AbstractStateMachine;
+
+/**
+ * THE transition table of SPEC section 10, the only place where lifecycle transitions are
+ * defined. Any (phase, event) pair not listed is {@code invalid_transition}. The machine carries no
+ * actions: it is a pure function from (phase, event) to the next phase, so that every Docker
+ * mutation stays in plain, reviewable code that consults it before acting.
+ */
+final class Transitions {
+
+    /** One row of the table. */
+    record Row(Phase from, Event on, Phase to) {
+    }
+
+    /** The whole table. Self-transitions make repeated requests idempotent. */
+    static final List<Row> TABLE = List.of(
+            // create: intent first, then the container; a failed create drops the intent
+            new Row(ABSENT, CREATE, CREATING),
+            new Row(CREATING, CREATE_SUCCEEDED, CREATED),
+            new Row(CREATING, CREATE_FAILED, ABSENT),
+            // start / stop / restart, idempotent
+            new Row(CREATED, START, RUNNING),
+            new Row(STOPPED, START, RUNNING),
+            new Row(RUNNING, START, RUNNING),
+            new Row(RUNNING, STOP, STOPPED),
+            new Row(STOPPED, STOP, STOPPED),
+            new Row(CREATED, STOP, CREATED),
+            new Row(RUNNING, RESTART, RUNNING),
+            new Row(STOPPED, RESTART, RUNNING),
+            new Row(CREATED, RESTART, RUNNING),
+            // replace and rollback
+            new Row(CREATED, REPLACE, REPLACING),
+            new Row(RUNNING, REPLACE, REPLACING),
+            new Row(STOPPED, REPLACE, REPLACING),
+            new Row(REPLACING, REPLACED_RUNNING, RUNNING),
+            new Row(REPLACING, REPLACED_CREATED, CREATED),
+            new Row(REPLACING, REPLACE_FAILED, ROLLING_BACK),
+            new Row(ROLLING_BACK, ROLLED_BACK_RUNNING, RUNNING),
+            new Row(ROLLING_BACK, ROLLED_BACK_STOPPED, STOPPED),
+            new Row(ROLLING_BACK, ROLLBACK_FAILED, INTERVENTION_REQUIRED),
+            // delete keeps host data; it is also the operator's way out of INTERVENTION_REQUIRED,
+            // and a delete that failed half-way may be asked again
+            new Row(CREATED, DELETE, DELETING),
+            new Row(RUNNING, DELETE, DELETING),
+            new Row(STOPPED, DELETE, DELETING),
+            new Row(INTERVENTION_REQUIRED, DELETE, DELETING),
+            new Row(DELETING, DELETE, DELETING),
+            new Row(DELETING, DELETE_SUCCEEDED, ABSENT));
+
+    private static final StateMachineBuilder<Machine, Phase, Event, Void> BUILDER = build();
+
+    private Transitions() {
+    }
+
+    /**
+     * squirrel instantiates this reflectively; it must stay a top-level-accessible class with a
+     * no-argument constructor (the package is opened to squirrel.foundation for that).
+     */
+    static final class Machine extends AbstractStateMachine<Machine, Phase, Event, Void> {
+        Machine() {
+        }
+    }
+
+    private static StateMachineBuilder<Machine, Phase, Event, Void> build() {
+        StateMachineBuilder<Machine, Phase, Event, Void> b =
+                StateMachineBuilderFactory.create(Machine.class, Phase.class, Event.class, Void.class);
+        for (Row r : TABLE) {
+            if (r.from() == r.to()) {
+                b.internalTransition().within(r.from()).on(r.on());
+            } else {
+                b.externalTransition().from(r.from()).to(r.to()).on(r.on());
+            }
+        }
+        return b;
+    }
+
+    /**
+     * @param from  current phase
+     * @param event what happens
+     * @return the next phase, or empty when the event is not allowed in {@code from}
+     */
+    static Optional<Phase> next(Phase from, Event event) {
+        Machine m = BUILDER.newStateMachine(from);
+        m.start();
+        if (!m.canAccept(event)) {
+            return Optional.empty();
+        }
+        m.fire(event);
+        return Optional.of(m.getCurrentState());
+    }
+
+    /**
+     * Exports the machine with squirrel's DOT exporter.
+     *
+     * @param scratch a directory the exporter may write into
+     * @return the DOT text
+     * @throws IOException if the exporter's file cannot be read back
+     */
+    static String dot(Path scratch) throws IOException {
+        Machine m = BUILDER.newStateMachine(ABSENT);
+        DotVisitor visitor = SquirrelProvider.getInstance().newInstance(DotVisitor.class);
+        m.accept(visitor);
+        Path base = scratch.resolve("lifecycle");
+        visitor.convertDotFile(base.toString());
+        return stable(Files.readString(Path.of(base + ".dot"), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * squirrel emits states and transitions in hash order, which changes from run to run; sorting
+     * the node and edge lines makes the committed diagram comparable without changing its meaning.
+     */
+    private static String stable(String dot) {
+        List<String> head = new ArrayList<>();
+        List<String> nodes = new ArrayList<>();
+        List<String> edges = new ArrayList<>();
+        List<String> tail = new ArrayList<>();
+        List<String> closing = new ArrayList<>();
+        for (String raw : dot.split("\n")) {
+            // the exporter closes its braces on the last edge's line
+            String line = raw.replaceAll("}+$", "");
+            if (line.length() < raw.length() && !line.isBlank()) {
+                closing.add(raw.substring(line.length()));
+            }
+            if (line.contains(" -> ")) {
+                edges.add(line);
+            } else if (line.matches("^\\w+ \\[label=.*")) {
+                nodes.add(line);
+            } else if (line.isBlank()) {
+                continue;
+            } else if (nodes.isEmpty() && edges.isEmpty()) {
+                head.add(line);
+            } else {
+                tail.add(line);
+            }
+        }
+        Collections.sort(nodes);
+        Collections.sort(edges);
+        List<String> out = new ArrayList<>(head);
+        out.addAll(nodes);
+        out.add("");
+        out.addAll(edges);
+        out.addAll(tail);
+        out.addAll(closing);
+        return String.join("\n", out) + "\n";
+    }
+}
