@@ -1,0 +1,15 @@
+package io.dogama.agent.auth.internal;
+
+/** What the nonce memory says about one nonce. */
+public enum Admission {
+    /** First use; the nonce is now remembered (and persisted, if the memory is durable). */
+    ADMITTED,
+    /** Already used inside its retention period. */
+    REPLAYED,
+    /** The memory holds its capacity of unexpired nonces; nothing was forgotten to make room. */
+    FULL,
+    /** The request is timestamped before the memory began, so a use before then cannot be ruled out. */
+    BEFORE_MEMORY,
+    /** The nonce could not be persisted; the request must not be acted on. */
+    FAILED
+}

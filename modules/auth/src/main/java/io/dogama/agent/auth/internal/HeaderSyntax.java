@@ -1,0 +1,102 @@
+package io.dogama.agent.auth.internal;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Pattern;
+
+/** Strict syntax of the three authentication headers (SPEC section 3). */
+public final class HeaderSyntax {
+    /** Length of a base64url HMAC-SHA-256 without padding: 32 bytes in 43 characters. */
+    public static final int SIGNATURE_CHARS = 43;
+    /** Shortest nonce: 22 characters carry 132 bits, the first length above 128. */
+    public static final int MIN_NONCE_CHARS = 22;
+    /** Longest nonce. */
+    public static final int MAX_NONCE_CHARS = 64;
+
+    /**
+     * RFC 3339 in UTC with an upper-case {@code T} and {@code Z}, optional fraction of 1 to 9 digits.
+     * Numeric offsets, even {@code +00:00}, and lower-case letters are refused: one spelling per instant
+     * is less to get wrong.
+     */
+    private static final Pattern TIMESTAMP =
+            Pattern.compile("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z");
+
+    private HeaderSyntax() {
+    }
+
+    /**
+     * @param value header value
+     * @return the instant, or null if the value is not a strict RFC 3339 UTC timestamp of a real date
+     */
+    public static Instant timestamp(String value) {
+        if (value.length() > 30 || !TIMESTAMP.matcher(value).matches()) {
+            return null;
+        }
+        // ISO parsing would accept 24:00:00 (as the next day) and a leap second 60; RFC 3339 clients never
+        // need either, so one spelling per instant stays the rule.
+        if (twoDigits(value, 11) > 23 || twoDigits(value, 14) > 59 || twoDigits(value, 17) > 59) {
+            return null;
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            return null; // e.g. 2026-02-30 passes the pattern but is not a date
+        }
+    }
+
+    private static int twoDigits(String s, int at) {
+        return (s.charAt(at) - '0') * 10 + (s.charAt(at + 1) - '0');
+    }
+
+    /**
+     * @param value header value
+     * @return true for base64url without padding, 22 to 64 characters, of a length base64 can produce
+     */
+    public static boolean nonce(String value) {
+        int n = value.length();
+        if (n < MIN_NONCE_CHARS || n > MAX_NONCE_CHARS || n % 4 == 1) {
+            return false;
+        }
+        return allBase64Url(value);
+    }
+
+    /**
+     * @param value  the Authorization header value
+     * @param scheme the only accepted scheme, compared exactly
+     * @return the signature part, or null if the value is not {@code <scheme> <43 base64url characters>}
+     */
+    public static String signature(String value, String scheme) {
+        if (value.length() != scheme.length() + 1 + SIGNATURE_CHARS
+                || !value.startsWith(scheme) || value.charAt(scheme.length()) != ' ') {
+            return null;
+        }
+        String signature = value.substring(scheme.length() + 1);
+        return allBase64Url(signature) ? signature : null;
+    }
+
+    /**
+     * @param value method or raw path
+     * @return true if it contains no control character or space, which could make the canonical string ambiguous
+     */
+    public static boolean printable(String value) {
+        if (value.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= ' ' || c >= 0x7f) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean allBase64Url(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            if (!SecretFileParser.isBase64Url(s.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
