@@ -1,0 +1,469 @@
+package io.dogama.agent.registry.internal;
+
+import io.dogama.agent.core.Ids;
+import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.InstanceRecord;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import io.dogama.agent.registry.RegistryException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import net.openhft.chronicle.hash.ChronicleHashCorruption;
+import net.openhft.chronicle.map.ChronicleMap;
+import net.openhft.chronicle.map.ChronicleMapBuilder;
+import net.openhft.chronicle.map.ExternalMapQueryContext;
+import net.openhft.chronicle.map.MapEntry;
+
+/**
+ * The registry on one persisted {@code ChronicleMap<String, byte[]>}. Values are {@link RecordCodec}
+ * bytes, so Chronicle needs no generated value class for this map shape.
+ *
+ * <p>Files in the data directory: {@value #MAP_FILE} (the map), {@value #KEY_FILE} (the MAC key),
+ * {@value #LOCK_FILE} (one process at a time; Chronicle's recovery needs exclusive access) and
+ * {@value #CLEAN_FILE} (present only between a clean close and the next open: without it the map is
+ * opened with Chronicle's recovery).
+ */
+public final class ChronicleRegistry implements Registry {
+    /** The map file. */
+    public static final String MAP_FILE = "registry.dat";
+    /** The MAC key file. */
+    public static final String KEY_FILE = "registry.key";
+    /** The process lock file. */
+    public static final String LOCK_FILE = "registry.lock";
+    /** The clean-shutdown marker. */
+    public static final String CLEAN_FILE = "registry.clean";
+    /** The key of the authenticated sentinel entry; not a valid instance ID, so it never collides. */
+    static final String META_KEY = "\u0000meta";
+    /** Average key size the map is laid out for: instance IDs are 3 to 63 characters. */
+    static final int AVERAGE_KEY_BYTES = 24;
+    /** Average value size the map is laid out for: a record with one plan of a few KiB. */
+    static final int AVERAGE_VALUE_BYTES = 4 * 1024;
+    /** Spare entries over the instance limit (the sentinel, and room for an administrator raising it). */
+    static final int ENTRY_HEADROOM = 16;
+    /**
+     * How far Chronicle may grow the map past its initial layout (extra segment tiers), e.g. for large
+     * records during replaces or a raised instance limit; Chronicle caps it at 1000.
+     */
+    static final double MAX_BLOAT_FACTOR = 20.0;
+    /** Smallest plausible map file: anything shorter is not a Chronicle map (it would be silently re-created). */
+    static final long MIN_MAP_FILE_BYTES = 4096;
+
+    private static final System.Logger LOG = System.getLogger(ChronicleRegistry.class.getName());
+
+    private final ChronicleMap<String, byte[]> map;
+    private final RecordMac mac;
+    private final int maxInstances;
+    private final Path dataDir;
+    private final FileChannel lockChannel;
+    private final FileLock processLock;
+    /** Serializes inserts so that the count check and the insert are one step. */
+    private final ReentrantLock insertLock = new ReentrantLock();
+    /** Readers: every operation; writer: close, so that no operation runs on a closing map. */
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private boolean closed;
+
+    private ChronicleRegistry(ChronicleMap<String, byte[]> map, RecordMac mac, int maxInstances, Path dataDir,
+            FileChannel lockChannel, FileLock processLock) {
+        this.map = map;
+        this.mac = mac;
+        this.maxInstances = maxInstances;
+        this.dataDir = dataDir;
+        this.lockChannel = lockChannel;
+        this.processLock = processLock;
+    }
+
+    /**
+     * Implements {@link Registry#open}.
+     *
+     * @param dataDir      data directory
+     * @param maxInstances instance limit
+     * @return the open registry
+     * @throws RegistryException see {@link Registry#open}
+     */
+    public static Registry open(Path dataDir, int maxInstances) throws RegistryException {
+        Objects.requireNonNull(dataDir, "dataDir");
+        if (maxInstances < MIN_INSTANCES || maxInstances > MAX_INSTANCES) {
+            throw new IllegalArgumentException("registry: maxInstances must be in [" + MIN_INSTANCES + ", "
+                    + MAX_INSTANCES + "]");
+        }
+        // Belt and braces beside the JVM option: Chronicle must never call its analytics service.
+        System.setProperty("chronicle.analytics.disable", "true");
+        if (!Files.isDirectory(dataDir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new RegistryException("data directory does not exist or is not a directory");
+        }
+        Path dir = dataDir.toAbsolutePath();
+        FileChannel lockChannel = null;
+        FileLock lock;
+        try {
+            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = lockChannel.tryLock();
+        } catch (IOException | OverlappingFileLockException e) {
+            closeQuietly(lockChannel);
+            throw new RegistryException("the registry is already open (lock file " + LOCK_FILE + ")", e);
+        }
+        if (lock == null) {
+            closeQuietly(lockChannel);
+            throw new RegistryException("the registry is already open in another process (lock file " + LOCK_FILE
+                    + ")");
+        }
+        try {
+            return openLocked(dir, maxInstances, lockChannel, lock);
+        } catch (RegistryException | RuntimeException e) {
+            closeQuietly(lockChannel);
+            throw e;
+        }
+    }
+
+    private static Registry openLocked(Path dir, int maxInstances, FileChannel lockChannel, FileLock lock)
+            throws RegistryException {
+        Path mapFile = dir.resolve(MAP_FILE);
+        Path keyFile = dir.resolve(KEY_FILE);
+        Path cleanFile = dir.resolve(CLEAN_FILE);
+        RecordMac mac;
+        if (Files.exists(mapFile, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
+                throw new RegistryException("key missing while records exist: " + KEY_FILE + " is absent but "
+                        + MAP_FILE + " exists; restore the key, the registry is never re-created over existing records");
+            }
+            mac = new RecordMac(KeyFile.load(keyFile));
+        } else {
+            byte[] key;
+            if (Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
+                key = KeyFile.load(keyFile);
+                LOG.log(Level.INFO, "registry: no " + MAP_FILE + " yet; creating it with the existing key");
+            } else {
+                key = KeyFile.create(keyFile);
+                LOG.log(Level.INFO, "registry: generated a new registry key");
+            }
+            mac = new RecordMac(key);
+            createNew(dir, maxInstances, mac);
+        }
+        checkMapFile(mapFile);
+        boolean clean = Files.exists(cleanFile, LinkOption.NOFOLLOW_LINKS);
+        ChronicleMap<String, byte[]> map = openMap(mapFile, maxInstances, !clean);
+        try {
+            verifyMap(map, mac);
+            // From here on a crash must lead to recovery at the next start.
+            Fsync.delete(cleanFile);
+        } catch (RegistryException | IOException | RuntimeException e) {
+            map.close();
+            if (e instanceof RegistryException re) {
+                throw re;
+            }
+            throw new RegistryException("cannot open the registry", e);
+        }
+        LOG.log(Level.INFO, "registry: opened with " + (map.longSize() - 1) + " record(s)"
+                + (clean ? "" : " after recovery"));
+        return new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock);
+    }
+
+    private static void checkMapFile(Path mapFile) throws RegistryException {
+        try {
+            if (!Files.isRegularFile(mapFile, LinkOption.NOFOLLOW_LINKS)) {
+                throw new RegistryException(MAP_FILE + " is not a regular file");
+            }
+            if (Files.size(mapFile) < MIN_MAP_FILE_BYTES) {
+                throw new RegistryException(MAP_FILE + " is truncated or corrupt");
+            }
+        } catch (IOException e) {
+            throw new RegistryException(MAP_FILE + " is unreadable", e);
+        }
+    }
+
+    /**
+     * Creates the map under a temporary name, writes the sentinel, closes it cleanly and only then renames
+     * it into place: a crash at any point leaves no half-made registry that a later start would take for
+     * a real one.
+     */
+    private static void createNew(Path dir, int maxInstances, RecordMac mac) throws RegistryException {
+        Path tmp = dir.resolve(MAP_FILE + ".tmp");
+        try {
+            Files.deleteIfExists(tmp);
+            ChronicleMap<String, byte[]> fresh = builder(maxInstances).createPersistedTo(tmp.toFile());
+            try {
+                fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
+            } finally {
+                fresh.close();
+            }
+            Fsync.touch(dir.resolve(CLEAN_FILE));
+            Files.move(tmp, dir.resolve(MAP_FILE), StandardCopyOption.ATOMIC_MOVE);
+            Fsync.directory(dir);
+        } catch (IOException | RuntimeException e) {
+            throw new RegistryException("cannot create " + MAP_FILE, e);
+        }
+    }
+
+    private static ChronicleMap<String, byte[]> openMap(Path mapFile, int maxInstances, boolean recover)
+            throws RegistryException {
+        try {
+            if (!recover) {
+                return builder(maxInstances).createPersistedTo(mapFile.toFile());
+            }
+            LOG.log(Level.WARNING, "registry: not closed cleanly; opening " + MAP_FILE + " with recovery");
+            AtomicLong corruptions = new AtomicLong();
+            ChronicleHashCorruption.Listener listener = c -> {
+                corruptions.incrementAndGet();
+                LOG.log(Level.WARNING, "registry: recovery found a corruption in segment " + c.segmentIndex());
+            };
+            // false: never rewrite a damaged header from this build's configuration; a damaged header is an error.
+            ChronicleMap<String, byte[]> m = builder(maxInstances).recoverPersistedTo(mapFile.toFile(), false, listener);
+            if (corruptions.get() > 0) {
+                LOG.log(Level.WARNING, "registry: recovery repaired " + corruptions.get() + " corruption(s)");
+            }
+            return m;
+        } catch (IOException | RuntimeException e) {
+            throw new RegistryException(MAP_FILE + " is corrupt or unreadable", e);
+        }
+    }
+
+    private static void verifyMap(ChronicleMap<String, byte[]> map, RecordMac mac) throws RegistryException {
+        if (map.keyClass() != String.class || map.valueClass() != byte[].class) {
+            throw new RegistryException(MAP_FILE + " is not a registry map");
+        }
+        byte[] meta = map.get(META_KEY);
+        if (meta == null) {
+            throw new RegistryException(MAP_FILE + " has no registry sentinel: corrupt or not a registry");
+        }
+        if (!RecordCodec.verifyMeta(mac, META_KEY, meta)) {
+            throw new RegistryException("registry key does not match the registry (" + KEY_FILE + " belongs to "
+                    + "another registry, or the sentinel was altered)");
+        }
+    }
+
+    static ChronicleMapBuilder<String, byte[]> builder(int maxInstances) {
+        return ChronicleMap.of(String.class, byte[].class)
+                .name("dogama-registry")
+                .entries(maxInstances + 1L + ENTRY_HEADROOM)
+                .averageKeySize(AVERAGE_KEY_BYTES)
+                .averageValueSize(AVERAGE_VALUE_BYTES)
+                .maxBloatFactor(MAX_BLOAT_FACTOR)
+                .checksumEntries(true);
+    }
+
+    @Override
+    public int maxInstances() {
+        return maxInstances;
+    }
+
+    @Override
+    public Lookup get(String instanceId) throws RegistryException {
+        Objects.requireNonNull(instanceId, "instanceId");
+        if (!Ids.isId(instanceId)) {
+            return new Lookup.Absent(instanceId);
+        }
+        byte[] value;
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            value = map.get(instanceId);
+        } catch (RuntimeException e) {
+            throw failure("read", e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+        return value == null ? new Lookup.Absent(instanceId) : lookup(instanceId, value);
+    }
+
+    @Override
+    public List<Lookup> all() throws RegistryException {
+        List<Map.Entry<String, byte[]>> raw = new ArrayList<>();
+        lifecycle.readLock().lock();
+        try {
+            checkOpen();
+            for (Map.Entry<String, byte[]> e : map.entrySet()) {
+                if (!META_KEY.equals(e.getKey())) {
+                    raw.add(Map.entry(e.getKey(), e.getValue()));
+                }
+            }
+        } catch (RuntimeException e) {
+            throw failure("read", e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+        raw.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
+        List<Lookup> out = new ArrayList<>(raw.size());
+        for (Map.Entry<String, byte[]> e : raw) {
+            out.add(lookup(e.getKey(), e.getValue()));
+        }
+        return List.copyOf(out);
+    }
+
+    @Override
+    public CasResult insert(InstanceRecord record) throws RegistryException {
+        String id = record.instanceId();
+        byte[] bytes = RecordCodec.encodeRecord(mac, record, 1);
+        lifecycle.readLock().lock();
+        insertLock.lock();
+        try {
+            checkOpen();
+            // Only inserts add entries and they are serialized here, so the count cannot grow before the insert.
+            long count = map.longSize() - 1;
+            try (ExternalMapQueryContext<String, byte[], ?> q = map.queryContext(id)) {
+                q.updateLock().lock();
+                MapEntry<String, byte[]> entry = q.entry();
+                if (entry != null) {
+                    Lookup current = lookup(id, entry.value().get());
+                    return current instanceof Lookup.Found f ? new CasResult.Conflict(id, f.generation())
+                            : new CasResult.Tampered(id);
+                }
+                if (count >= maxInstances) {
+                    return new CasResult.Full(id, maxInstances);
+                }
+                q.insert(q.absentEntry(), q.wrapValueAsData(bytes));
+            }
+            return new CasResult.Stored(record, 1);
+        } catch (RuntimeException e) {
+            throw failure("insert", e);
+        } finally {
+            insertLock.unlock();
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    @Override
+    public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
+        String id = next.instanceId();
+        if (expectedGeneration < 1 || expectedGeneration == Long.MAX_VALUE) {
+            // No stored record can have it; answer without touching the map.
+            Lookup current = get(id);
+            return switch (current) {
+                case Lookup.Found f -> new CasResult.Conflict(id, f.generation());
+                case Lookup.Absent a -> new CasResult.Absent(id);
+                case Lookup.Tampered t -> new CasResult.Tampered(id);
+            };
+        }
+        long nextGeneration = expectedGeneration + 1;
+        byte[] bytes = RecordCodec.encodeRecord(mac, next, nextGeneration);
+        lifecycle.readLock().lock();
+        try (ExternalMapQueryContext<String, byte[], ?> q = openContext(id)) {
+            q.updateLock().lock();
+            MapEntry<String, byte[]> entry = q.entry();
+            if (entry == null) {
+                return new CasResult.Absent(id);
+            }
+            CasResult refused = check(id, entry.value().get(), expectedGeneration);
+            if (refused != null) {
+                return refused;
+            }
+            q.replaceValue(entry, q.wrapValueAsData(bytes));
+            return new CasResult.Stored(next, nextGeneration);
+        } catch (RuntimeException e) {
+            throw failure("replace", e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    @Override
+    public CasResult remove(String instanceId, long expectedGeneration) throws RegistryException {
+        Objects.requireNonNull(instanceId, "instanceId");
+        if (!Ids.isId(instanceId)) {
+            return new CasResult.Absent(instanceId);
+        }
+        lifecycle.readLock().lock();
+        try (ExternalMapQueryContext<String, byte[], ?> q = openContext(instanceId)) {
+            q.updateLock().lock();
+            MapEntry<String, byte[]> entry = q.entry();
+            if (entry == null) {
+                return new CasResult.Absent(instanceId);
+            }
+            CasResult refused = check(instanceId, entry.value().get(), expectedGeneration);
+            if (refused != null) {
+                return refused;
+            }
+            q.remove(entry);
+            return new CasResult.Removed(instanceId);
+        } catch (RuntimeException e) {
+            throw failure("remove", e);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** @return null if the stored value verifies and has the expected generation, else the refusal */
+    private CasResult check(String id, byte[] stored, long expectedGeneration) {
+        Lookup current = lookup(id, stored);
+        if (!(current instanceof Lookup.Found f)) {
+            return new CasResult.Tampered(id);
+        }
+        return f.generation() == expectedGeneration ? null : new CasResult.Conflict(id, f.generation());
+    }
+
+    private ExternalMapQueryContext<String, byte[], ?> openContext(String id) throws RegistryException {
+        checkOpen();
+        return map.queryContext(id);
+    }
+
+    private Lookup lookup(String key, byte[] value) {
+        try {
+            RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, key, value);
+            return new Lookup.Found(d.record(), d.generation());
+        } catch (RecordCodec.MalformedRecordException e) {
+            // The key is an instance ID or a forged key, never a secret; the reason is fixed text.
+            LOG.log(Level.WARNING, "registry: record failed authentication or parsing (" + e.getMessage() + ")");
+            return new Lookup.Tampered(key);
+        }
+    }
+
+    private void checkOpen() throws RegistryException {
+        if (closed) {
+            throw new RegistryException("the registry is closed");
+        }
+    }
+
+    private static RegistryException failure(String op, RuntimeException e) {
+        return new RegistryException(op + " failed", e);
+    }
+
+    @Override
+    public void close() {
+        lifecycle.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                map.close();
+                Fsync.touch(dataDir.resolve(CLEAN_FILE));
+            } catch (IOException | RuntimeException e) {
+                // Without the marker the next start recovers, which is safe; say so and go on releasing the lock.
+                LOG.log(Level.WARNING, "registry: could not mark a clean close; the next start will recover", e);
+            }
+            try {
+                processLock.release();
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "registry: could not release the process lock", e);
+            }
+            closeQuietly(lockChannel);
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                LOG.log(Level.DEBUG, "registry: closing the lock file failed", e);
+            }
+        }
+    }
+}

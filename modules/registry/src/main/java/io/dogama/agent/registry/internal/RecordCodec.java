@@ -1,0 +1,230 @@
+package io.dogama.agent.registry.internal;
+
+import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.registry.InstanceRecord;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The stored form of a record: a small strict length-prefixed binary layout followed by its MAC.
+ *
+ * <pre>
+ * 'D' 'R' kind:u8 format:u8 generation:i64 payload... mac:32 bytes
+ * </pre>
+ *
+ * The MAC (see {@link RecordMac}) covers the map key and every byte before it. Decoding is strict: a
+ * wrong magic, kind or format, an out-of-range length or flag, malformed UTF-8, an unknown state or a
+ * trailing byte is a decode failure, and so is a payload whose instance ID differs from its key.
+ */
+final class RecordCodec {
+    static final byte KIND_RECORD = 1;
+    static final byte KIND_META = 2;
+    static final int HEADER_BYTES = 12;
+    /** Every string other than a plan is far below this; a plan is at most {@link InstanceRecord#MAX_PLAN_BYTES}. */
+    static final int MAX_SHORT_STRING_BYTES = 1024;
+    /** Upper bound of an encoded record (two plans, the short fields, the header and the MAC), in bytes. */
+    static final int MAX_ENCODED_BYTES = HEADER_BYTES + 2 * (4 + InstanceRecord.MAX_PLAN_BYTES)
+            + 16 * (4 + MAX_SHORT_STRING_BYTES) + RecordMac.MAC_BYTES;
+
+    private RecordCodec() {
+    }
+
+    /** The decoded content and its generation. */
+    record Decoded(InstanceRecord record, long generation) {
+    }
+
+    /** Thrown for any malformed stored value; never leaves the registry (it becomes {@code Tampered}). */
+    static final class MalformedRecordException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        MalformedRecordException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    static byte[] encodeRecord(RecordMac mac, InstanceRecord r, long generation) {
+        Writer w = new Writer();
+        w.header(KIND_RECORD, generation);
+        w.string(r.instanceId());
+        w.optional(r.containerId());
+        w.string(r.containerName());
+        w.string(r.templateId());
+        w.string(r.templateVersion());
+        w.string(r.planDigest());
+        w.string(r.canonicalPlan());
+        w.string(r.state().name());
+        w.buf.putLong(r.revision());
+        w.bool(r.prior().isPresent());
+        if (r.prior().isPresent()) {
+            InstanceRecord.Prior p = r.prior().get();
+            w.string(p.canonicalPlan());
+            w.string(p.planDigest());
+            w.string(p.templateId());
+            w.string(p.templateVersion());
+            w.optional(p.containerId());
+            w.string(p.containerName());
+            w.bool(p.wasRunning());
+        }
+        w.optional(r.step());
+        return w.seal(mac, r.instanceId());
+    }
+
+    static byte[] encodeMeta(RecordMac mac, String metaKey) {
+        Writer w = new Writer();
+        w.header(KIND_META, 0);
+        return w.seal(mac, metaKey);
+    }
+
+    /** Verifies the MAC of a meta value; false for anything but an authentic meta entry under {@code metaKey}. */
+    static boolean verifyMeta(RecordMac mac, String metaKey, byte[] value) {
+        if (value == null || value.length != HEADER_BYTES + RecordMac.MAC_BYTES || !mac.verify(metaKey, value)) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.wrap(value);
+        return b.get() == 'D' && b.get() == 'R' && b.get() == KIND_META && b.get() == InstanceRecord.CURRENT_FORMAT
+                && b.getLong() == 0;
+    }
+
+    /**
+     * @throws MalformedRecordException if the MAC fails or the content is malformed
+     */
+    static Decoded decodeRecord(RecordMac mac, String key, byte[] value) throws MalformedRecordException {
+        if (value == null || value.length < HEADER_BYTES + RecordMac.MAC_BYTES || value.length > MAX_ENCODED_BYTES) {
+            throw new MalformedRecordException("bad length");
+        }
+        // Authenticate before parsing a single field: nothing unauthenticated reaches the parser.
+        if (!mac.verify(key, value)) {
+            throw new MalformedRecordException("mac mismatch");
+        }
+        ByteBuffer b = ByteBuffer.wrap(value, 0, value.length - RecordMac.MAC_BYTES);
+        try {
+            if (b.get() != 'D' || b.get() != 'R' || b.get() != KIND_RECORD) {
+                throw new MalformedRecordException("bad magic");
+            }
+            int format = b.get();
+            if (format != InstanceRecord.CURRENT_FORMAT) {
+                throw new MalformedRecordException("unknown format");
+            }
+            long generation = b.getLong();
+            if (generation < 1) {
+                throw new MalformedRecordException("bad generation");
+            }
+            String id = string(b, MAX_SHORT_STRING_BYTES);
+            if (!id.equals(key)) {
+                throw new MalformedRecordException("key mismatch");
+            }
+            Optional<String> containerId = optional(b);
+            String containerName = string(b, MAX_SHORT_STRING_BYTES);
+            String templateId = string(b, MAX_SHORT_STRING_BYTES);
+            String templateVersion = string(b, MAX_SHORT_STRING_BYTES);
+            String planDigest = string(b, MAX_SHORT_STRING_BYTES);
+            String plan = string(b, InstanceRecord.MAX_PLAN_BYTES);
+            InstanceState state = state(string(b, MAX_SHORT_STRING_BYTES));
+            long revision = b.getLong();
+            Optional<InstanceRecord.Prior> prior = Optional.empty();
+            if (bool(b)) {
+                prior = Optional.of(new InstanceRecord.Prior(string(b, InstanceRecord.MAX_PLAN_BYTES),
+                        string(b, MAX_SHORT_STRING_BYTES), string(b, MAX_SHORT_STRING_BYTES),
+                        string(b, MAX_SHORT_STRING_BYTES), optional(b), string(b, MAX_SHORT_STRING_BYTES), bool(b)));
+            }
+            Optional<String> step = optional(b);
+            if (b.hasRemaining()) {
+                throw new MalformedRecordException("trailing bytes");
+            }
+            return new Decoded(new InstanceRecord(format, id, containerId, containerName, templateId, templateVersion,
+                    planDigest, plan, state, revision, prior, step), generation);
+        } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+            throw new MalformedRecordException("malformed content");
+        }
+    }
+
+    private static InstanceState state(String name) throws MalformedRecordException {
+        for (InstanceState s : InstanceState.values()) {
+            if (s.name().equals(name)) {
+                return s;
+            }
+        }
+        throw new MalformedRecordException("unknown state");
+    }
+
+    private static boolean bool(ByteBuffer b) throws MalformedRecordException {
+        byte v = b.get();
+        if (v != 0 && v != 1) {
+            throw new MalformedRecordException("bad flag");
+        }
+        return v == 1;
+    }
+
+    private static Optional<String> optional(ByteBuffer b) throws MalformedRecordException {
+        return bool(b) ? Optional.of(string(b, MAX_SHORT_STRING_BYTES)) : Optional.empty();
+    }
+
+    private static String string(ByteBuffer b, int max) throws MalformedRecordException {
+        int n = b.getInt();
+        if (n < 0 || n > max || n > b.remaining()) {
+            throw new MalformedRecordException("bad length");
+        }
+        ByteBuffer slice = b.slice(b.position(), n);
+        b.position(b.position() + n);
+        try {
+            CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(slice);
+            return chars.toString();
+        } catch (CharacterCodingException e) {
+            throw new MalformedRecordException("bad utf-8");
+        }
+    }
+
+    /** A growable little writer; the record's own validation already bounds every field. */
+    private static final class Writer {
+        private ByteBuffer buf = ByteBuffer.allocate(4096);
+
+        void header(byte kind, long generation) {
+            buf.put((byte) 'D').put((byte) 'R').put(kind).put((byte) InstanceRecord.CURRENT_FORMAT).putLong(generation);
+        }
+
+        void string(String s) {
+            // Record validation rejects lone surrogates, so this encoding is lossless.
+            byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+            ensure(4 + bytes.length);
+            buf.putInt(bytes.length).put(bytes);
+        }
+
+        void optional(Optional<String> s) {
+            bool(s.isPresent());
+            s.ifPresent(this::string);
+        }
+
+        void bool(boolean v) {
+            ensure(1);
+            buf.put(v ? (byte) 1 : (byte) 0);
+        }
+
+        byte[] seal(RecordMac mac, String key) {
+            ensure(8 + RecordMac.MAC_BYTES);
+            int bodyLength = buf.position();
+            byte[] out = new byte[bodyLength + RecordMac.MAC_BYTES];
+            buf.flip();
+            buf.get(out, 0, bodyLength);
+            mac.sign(key, out, bodyLength);
+            return out;
+        }
+
+        private void ensure(int more) {
+            // 8 spare bytes so that the fixed-size puts between strings never overflow.
+            if (buf.remaining() < more + 8) {
+                ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + more + 64));
+                buf.flip();
+                bigger.put(buf);
+                buf = bigger;
+            }
+        }
+    }
+}
