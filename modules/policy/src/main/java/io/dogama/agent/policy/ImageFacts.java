@@ -1,0 +1,21 @@
+package io.dogama.agent.policy;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the engine reports about the image the template's reference resolves to (pulled or local),
+ * handed in by the caller because this module never talks to Docker.
+ *
+ * @param imageId     the image's local ID, {@code sha256:<hex>}
+ * @param repoDigests the image's repo digests, {@code <repository>@sha256:<hex>}
+ * @param user        the image config's {@code User}, empty string when unset
+ */
+public record ImageFacts(String imageId, List<String> repoDigests, String user) {
+    /** Rejects nulls; copies the list. */
+    public ImageFacts {
+        Objects.requireNonNull(imageId, "imageId");
+        repoDigests = List.copyOf(repoDigests);
+        Objects.requireNonNull(user, "user");
+    }
+}

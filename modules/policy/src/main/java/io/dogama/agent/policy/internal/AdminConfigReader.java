@@ -1,0 +1,222 @@
+package io.dogama.agent.policy.internal;
+
+import static io.dogama.agent.policy.internal.Fields.Presence.REQUIRED;
+
+import io.dogama.agent.core.Violation;
+import io.dogama.agent.policy.AdminConfig;
+import io.dogama.agent.policy.PolicyException;
+import io.dogama.agent.policy.Rules;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The exact configuration shape of SPEC section 11 and its rules. */
+public final class AdminConfigReader {
+    private static final Set<String> FIELDS = Set.of("listen", "dockerSocket", "secretFile", "dataDir",
+            "allowedRoots", "networks", "hostIps", "hostPorts", "limits", "allowRootUser");
+    private static final Set<String> LISTEN_FIELDS = Set.of("host", "port");
+    private static final Set<String> RANGE_FIELDS = Set.of("min", "max");
+    private static final Set<String> LIMIT_FIELDS = Set.of("memoryBytes", "nanoCpus", "pidsLimit", "instances");
+    private static final int MAX_DEPTH = 8;
+    private static final int MAX_SHORT = 256;
+
+    private AdminConfigReader() {
+    }
+
+    /**
+     * @param json the file's bytes
+     * @return the configuration, roots resolved
+     * @throws PolicyException listing every problem
+     */
+    public static AdminConfig parse(byte[] json) throws PolicyException {
+        if (json.length > AdminConfig.MAX_CONFIG_BYTES) {
+            throw new PolicyException("config: larger than " + AdminConfig.MAX_CONFIG_BYTES + " bytes");
+        }
+        List<Violation> v = new ArrayList<>();
+        Json root;
+        try {
+            root = Json.parse(json, MAX_DEPTH, v);
+        } catch (Json.Malformed e) {
+            throw new PolicyException("config: not valid JSON");
+        }
+        Fields f = Fields.of(root, Json.ROOT, v, FIELDS);
+        if (f == null) {
+            throw fail(v);
+        }
+        Fields listen = f.object("listen", REQUIRED, LISTEN_FIELDS);
+        String host = listen == null ? null : listen.string("host", REQUIRED, MAX_SHORT);
+        Long port = listen == null ? null : listen.integer("port", REQUIRED);
+        if (port != null && (port < 1 || port > 65535)) {
+            v.add(new Violation("listen.port", Rules.PORT_OUT_OF_RANGE));
+        }
+        Path socket = path(f, "dockerSocket", v);
+        Path secret = path(f, "secretFile", v);
+        Path dataDir = path(f, "dataDir", v);
+        Map<String, String> rootsText = f.stringMap("allowedRoots", REQUIRED, AdminConfig.MAX_ALLOWED_ROOTS,
+                PathRules.MAX_PATH_LENGTH);
+        List<String> networks = f.strings("networks", REQUIRED, AdminConfig.MAX_NETWORKS, MAX_SHORT);
+        List<String> hostIps = f.strings("hostIps", REQUIRED, AdminConfig.MAX_HOST_IPS, MAX_SHORT);
+        Fields range = f.object("hostPorts", REQUIRED, RANGE_FIELDS);
+        Long min = range == null ? null : range.integer("min", REQUIRED);
+        Long max = range == null ? null : range.integer("max", REQUIRED);
+        if (min != null && max != null && (min < 1 || max > 65535 || min > max)) {
+            v.add(new Violation("hostPorts", "invalid_range"));
+        }
+        Fields limits = f.object("limits", REQUIRED, LIMIT_FIELDS);
+        Long memory = positive(limits, "memoryBytes", Long.MAX_VALUE, v);
+        Long cpus = positive(limits, "nanoCpus", Long.MAX_VALUE, v);
+        Long pids = positive(limits, "pidsLimit", Long.MAX_VALUE, v);
+        Long instances = positive(limits, "instances", AdminConfig.MAX_INSTANCES, v);
+        Boolean allowRoot = f.bool("allowRootUser", REQUIRED);
+
+        Map<String, Path> roots = new LinkedHashMap<>();
+        if (rootsText != null) {
+            if (rootsText.isEmpty()) {
+                v.add(new Violation("allowedRoots", "empty"));
+            }
+            rootsText.forEach((name, text) -> {
+                String field = Json.Paths.child("allowedRoots", name);
+                if (!Names.ROOT_NAME.matcher(name).matches()) {
+                    v.add(new Violation(field, "invalid_root_name"));
+                }
+                realRoot(text, field, v).ifPresent(p -> roots.put(name, p));
+            });
+        }
+        List<String> problems = new ArrayList<>();
+        v.forEach(x -> problems.add(x.field() + ": " + x.rule()));
+        if (host != null && socket != null && secret != null && dataDir != null && networks != null
+                && hostIps != null) {
+            problems.addAll(shapeProblems(host, socket, secret, dataDir, roots, networks, hostIps));
+        }
+        if (!problems.isEmpty()) {
+            throw new PolicyException("config: " + String.join("; ", problems));
+        }
+        return new AdminConfig(new AdminConfig.Listen(host, port.intValue()), socket, secret, dataDir, roots,
+                networks, hostIps, new AdminConfig.PortRange(min.intValue(), max.intValue()),
+                new AdminConfig.Limits(memory, cpus, pids, instances.intValue()), allowRoot);
+    }
+
+    private static PolicyException fail(List<Violation> v) {
+        return new PolicyException("config: " + v.stream().map(x -> x.field() + ": " + x.rule())
+                .collect(Collectors.joining("; ")));
+    }
+
+    private static Path path(Fields f, String key, List<Violation> v) {
+        String s = f.string(key, REQUIRED, PathRules.MAX_PATH_LENGTH);
+        if (s == null || !PathRules.syntax(s, key, v)) {
+            return null;
+        }
+        return Path.of(s);
+    }
+
+    private static Long positive(Fields f, String key, long max, List<Violation> v) {
+        Long value = f == null ? null : f.integer(key, REQUIRED);
+        if (value != null && (value <= 0 || value > max)) {
+            v.add(new Violation("limits." + key, Rules.OUT_OF_RANGE));
+            return null;
+        }
+        return value;
+    }
+
+    private static java.util.Optional<Path> realRoot(String text, String field, List<Violation> v) {
+        if (!PathRules.syntax(text, field, v)) {
+            return java.util.Optional.empty();
+        }
+        try {
+            Path real = Path.of(text).toRealPath();
+            if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
+                v.add(new Violation(field, "not_a_directory"));
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(real);
+        } catch (IOException | InvalidPathException e) {
+            v.add(new Violation(field, Rules.NOT_FOUND));
+            return java.util.Optional.empty();
+        }
+    }
+
+    /**
+     * The rules that need no file system: literal listen host, absolute clean paths, roots that are
+     * not {@code /} and neither contain nor lie inside the Docker socket's folder or the data
+     * directory and do not contain the secret file, approvable network names, literal host IPs. Paths
+     * are compared in their best-effort real form ({@link PathRules#resolveExisting}).
+     *
+     * @return every problem as {@code field: rule}
+     */
+    public static List<String> shapeProblems(String listenHost, Path socket, Path secret, Path dataDir,
+            Map<String, Path> roots, List<String> networks, List<String> hostIps) {
+        List<String> p = new ArrayList<>();
+        if (!Names.isIpLiteral(listenHost)) {
+            p.add("listen.host: not_ip_literal");
+        }
+        for (var e : Map.of("dockerSocket", socket, "secretFile", secret, "dataDir", dataDir).entrySet()) {
+            if (!e.getValue().isAbsolute() || e.getValue().getNameCount() == 0) {
+                p.add(e.getKey() + ": " + Rules.NOT_ABSOLUTE);
+            }
+        }
+        if (!p.isEmpty()) {
+            return p;
+        }
+        Path socketReal = PathRules.resolveExisting(socket);
+        Path socketFolder = socketReal.getParent() == null ? socketReal : socketReal.getParent();
+        Path dataReal = PathRules.resolveExisting(dataDir);
+        Path secretReal = PathRules.resolveExisting(secret);
+        if (roots.isEmpty()) {
+            p.add("allowedRoots: empty");
+        }
+        roots.forEach((name, root) -> {
+            String field = "allowedRoots." + name;
+            if (!root.isAbsolute()) {
+                p.add(field + ": " + Rules.NOT_ABSOLUTE);
+                return;
+            }
+            Path r = PathRules.resolveExisting(root);
+            if (r.getNameCount() == 0) {
+                p.add(field + ": is_filesystem_root");
+                return;
+            }
+            if (r.startsWith(socketFolder) || socketFolder.startsWith(r)) {
+                p.add(field + ": " + Rules.DOCKER_SOCKET);
+            }
+            if (r.startsWith(dataReal) || dataReal.startsWith(r)) {
+                p.add(field + ": " + Rules.DATA_DIR);
+            }
+            if (secretReal.startsWith(r)) {
+                p.add(field + ": contains_secret_file");
+            }
+        });
+        if (networks.isEmpty()) {
+            p.add("networks: empty");
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < networks.size(); i++) {
+            String n = networks.get(i);
+            if (!Names.NETWORK.matcher(n).matches() || Names.isForbiddenNetwork(n)) {
+                p.add("networks[" + i + "]: " + Rules.NETWORK_NOT_APPROVED);
+            } else if (!seen.add(n)) {
+                p.add("networks[" + i + "]: " + Rules.DUPLICATE_NETWORK);
+            }
+        }
+        if (hostIps.isEmpty()) {
+            p.add("hostIps: empty");
+        }
+        Set<String> ips = new HashSet<>();
+        for (int i = 0; i < hostIps.size(); i++) {
+            if (!Names.isIpLiteral(hostIps.get(i))) {
+                p.add("hostIps[" + i + "]: not_ip_literal");
+            } else if (!ips.add(hostIps.get(i))) {
+                p.add("hostIps[" + i + "]: duplicate");
+            }
+        }
+        return p;
+    }
+}

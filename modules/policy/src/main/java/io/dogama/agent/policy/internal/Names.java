@@ -1,0 +1,87 @@
+package io.dogama.agent.policy.internal;
+
+import java.net.Inet6Address;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Syntax of the names the policy compares: networks, image references, IP literals, roots. */
+public final class Names {
+    /** Docker network names the administrator may approve (no colon, so never {@code container:*}). */
+    public static final Pattern NETWORK = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+    /** Allowed-root names. */
+    public static final Pattern ROOT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,31}");
+    /** {@code sha256:<hex>} as used for image IDs and manifest digests. */
+    public static final Pattern SHA256 = Pattern.compile("sha256:[0-9a-f]{64}");
+    private static final String COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+    /** A Docker image reference: optional registry host[:port], path, optional tag, optional digest. */
+    public static final Pattern IMAGE_REFERENCE = Pattern.compile(
+            "(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*)"
+                    + "(?::[0-9]{1,5})?/)?" + COMPONENT + "(?:/" + COMPONENT + ")*"
+                    + "(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?");
+    private static final Pattern IPV4 = Pattern.compile(
+            "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
+    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
+    private static final Set<String> FORBIDDEN_NETWORKS = Set.of("host", "none", "bridge", "default");
+
+    private Names() {
+    }
+
+    /**
+     * @param name a network name
+     * @return true for {@code host}, {@code none}, {@code bridge}, {@code default} (any case) and
+     *         {@code container:*}: never approvable
+     */
+    public static boolean isForbiddenNetwork(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return FORBIDDEN_NETWORKS.contains(n) || n.startsWith("container:") || n.contains(":");
+    }
+
+    /**
+     * @param s candidate
+     * @return true for a strict dotted-quad IPv4 or an IPv6 literal without zone or brackets
+     */
+    public static boolean isIpLiteral(String s) {
+        if (IPV4.matcher(s).matches()) {
+            return true;
+        }
+        if (!s.contains(":") || !IPV6_CHARS.matcher(s).matches()) {
+            return false;
+        }
+        try {
+            Inet6Address.ofLiteral(s);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The repository part of a reference in Docker's familiar form, so that {@code dogama/x:1},
+     * {@code docker.io/dogama/x} and {@code docker.io/dogama/x@sha256:...} compare equal.
+     *
+     * @param reference an image reference or a repo-digest's name part
+     * @return the repository without tag, digest, {@code docker.io/} and {@code library/}
+     */
+    public static String familiarRepository(String reference) {
+        String r = reference;
+        int at = r.indexOf('@');
+        if (at >= 0) {
+            r = r.substring(0, at);
+        }
+        int colon = r.lastIndexOf(':');
+        if (colon > r.lastIndexOf('/')) {
+            r = r.substring(0, colon);
+        }
+        for (String prefix : new String[] {"docker.io/", "index.docker.io/", "registry-1.docker.io/"}) {
+            if (r.startsWith(prefix)) {
+                r = r.substring(prefix.length());
+                break;
+            }
+        }
+        if (r.startsWith("library/")) {
+            r = r.substring("library/".length());
+        }
+        return r;
+    }
+}

@@ -1,0 +1,212 @@
+package io.dogama.agent.policy.internal;
+
+import io.dogama.agent.core.Violation;
+import io.dogama.agent.policy.AdminConfig;
+import io.dogama.agent.policy.Rules;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Host path rules (SPEC sections 2, 8.3, 11): syntax first (absolute, no dot or empty segment, no
+ * control character), then {@code toRealPath} resolves EVERY symlink, and the real path is compared
+ * component by component ({@link Path#startsWith(Path)}) with the real allowed root, so
+ * {@code /srv/x-evil} is not below {@code /srv/x} and a link anywhere on the way cannot escape.
+ */
+public final class PathRules {
+    /** Longest host path accepted (Linux PATH_MAX). */
+    public static final int MAX_PATH_LENGTH = 4096;
+    /** Most paths in one check-disk request. */
+    public static final int MAX_CHECK_PATHS = 16;
+
+    private final AdminConfig config;
+    private final Path socket;
+    private final Path socketFolder;
+    private final Path dataDir;
+
+    /**
+     * @param config the administrator's configuration
+     */
+    public PathRules(AdminConfig config) {
+        this.config = config;
+        this.socket = resolveExisting(config.dockerSocket());
+        Path parent = config.dockerSocket().toAbsolutePath().normalize().getParent();
+        this.socketFolder = parent == null ? socket : resolveExisting(parent);
+        this.dataDir = resolveExisting(config.dataDir());
+    }
+
+    /**
+     * Resolves the longest existing prefix of a path with {@code toRealPath} and appends the rest, so
+     * a link on the way to a not-yet-existing path is still seen through.
+     *
+     * @param p an absolute path
+     * @return its best-effort real form
+     */
+    public static Path resolveExisting(Path p) {
+        Path abs = p.toAbsolutePath().normalize();
+        Path existing = abs;
+        while (existing != null) {
+            try {
+                Path real = existing.toRealPath();
+                return real.resolve(existing.relativize(abs));
+            } catch (IOException e) {
+                existing = existing.getParent();
+            }
+        }
+        return abs;
+    }
+
+    /**
+     * Syntax check of a host or container path as sent.
+     *
+     * @param path  the text
+     * @param field the violation field
+     * @param out   violation sink
+     * @return true if no violation was added
+     */
+    public static boolean syntax(String path, String field, List<Violation> out) {
+        int before = out.size();
+        if (path.length() > MAX_PATH_LENGTH || path.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+            out.add(new Violation(field, Rules.INVALID_PATH));
+            return false;
+        }
+        if (!path.startsWith("/")) {
+            out.add(new Violation(field, Rules.NOT_ABSOLUTE));
+        }
+        if (path.length() > 1) {
+            String[] segments = path.substring(path.startsWith("/") ? 1 : 0).split("/", -1);
+            boolean dot = false;
+            boolean empty = false;
+            for (String s : segments) {
+                dot |= s.equals(".") || s.equals("..");
+                empty |= s.isEmpty();
+            }
+            if (dot) {
+                out.add(new Violation(field, Rules.DOT_SEGMENT));
+            }
+            if (empty) {
+                out.add(new Violation(field, Rules.EMPTY_SEGMENT));
+            }
+        }
+        return out.size() == before;
+    }
+
+    /**
+     * Full check of a bind source: syntax, existence, file type, below {@code root} (strictly), and
+     * never the Docker socket's folder or the data directory.
+     *
+     * @param source   the source as sent
+     * @param rootName the template's root name
+     * @param field    violation field
+     * @param out      violation sink
+     * @return the real path, or empty when a violation was added
+     */
+    public Optional<Path> bindSource(String source, String rootName, String field, List<Violation> out) {
+        if (!syntax(source, field, out)) {
+            return Optional.empty();
+        }
+        Path root = config.allowedRoots().get(rootName);
+        if (root == null) {
+            out.add(new Violation(field, Rules.ROOT_NOT_CONFIGURED));
+            return Optional.empty();
+        }
+        Optional<Path> real = real(source, field, out);
+        if (real.isEmpty()) {
+            return real;
+        }
+        int before = out.size();
+        Path r = real.get();
+        if (!r.startsWith(root) || r.equals(root)) {
+            out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+        forbidden(r, field, out);
+        return out.size() == before ? real : Optional.empty();
+    }
+
+    /** Result of a check-disk validation. */
+    public record Checked(List<Path> paths, List<Violation> violations) {
+        /** Copies. */
+        public Checked {
+            paths = List.copyOf(paths);
+            violations = List.copyOf(violations);
+        }
+    }
+
+    /**
+     * The check-disk rule: 1..{@link #MAX_CHECK_PATHS} paths, each at or below ANY allowed root.
+     *
+     * @param paths as sent
+     * @return the real paths in order, or the violations
+     */
+    public Checked checkDisk(List<String> paths) {
+        List<Violation> out = new ArrayList<>();
+        if (paths.isEmpty() || paths.size() > MAX_CHECK_PATHS) {
+            return new Checked(List.of(), List.of(new Violation("paths", Rules.PATH_COUNT)));
+        }
+        List<Path> reals = new ArrayList<>();
+        for (int i = 0; i < paths.size(); i++) {
+            String field = "paths[" + i + "]";
+            if (!syntax(paths.get(i), field, out)) {
+                continue;
+            }
+            Optional<Path> real = real(paths.get(i), field, out);
+            if (real.isEmpty()) {
+                continue;
+            }
+            Path r = real.get();
+            if (config.allowedRoots().values().stream().noneMatch(r::startsWith)) {
+                out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+            }
+            forbidden(r, field, out);
+            reals.add(r);
+        }
+        return out.isEmpty() ? new Checked(reals, List.of()) : new Checked(List.of(), out);
+    }
+
+    /**
+     * @param created a path a container was created with
+     * @return true if it still exists and is its own real path (no symlink on the way)
+     */
+    public static boolean stillReal(String created) {
+        try {
+            Path p = Path.of(created);
+            return p.isAbsolute() && p.toRealPath().equals(p);
+        } catch (IOException | InvalidPathException e) {
+            return false;
+        }
+    }
+
+    private static Optional<Path> real(String path, String field, List<Violation> out) {
+        Path real;
+        BasicFileAttributes attrs;
+        try {
+            real = Path.of(path).toRealPath();
+            // real has no links left; NOFOLLOW only guards against a swap between the two calls.
+            attrs = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | InvalidPathException e) {
+            out.add(new Violation(field, Rules.NOT_FOUND));
+            return Optional.empty();
+        }
+        if (!attrs.isDirectory() && !attrs.isRegularFile()) {
+            out.add(new Violation(field, Rules.NOT_REGULAR));
+            return Optional.empty();
+        }
+        return Optional.of(real);
+    }
+
+    private void forbidden(Path real, String field, List<Violation> out) {
+        // Both directions: a source inside the socket folder, or one that contains it, exposes the socket.
+        if (real.equals(socket) || real.startsWith(socketFolder) || socketFolder.startsWith(real)) {
+            out.add(new Violation(field, Rules.DOCKER_SOCKET));
+        }
+        if (real.startsWith(dataDir) || dataDir.startsWith(real)) {
+            out.add(new Violation(field, Rules.DATA_DIR));
+        }
+    }
+}
