@@ -1,0 +1,255 @@
+package io.dogama.agent.docker.internal;
+
+import io.dogama.agent.core.ContainerSpec;
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.ContainerStats;
+import io.dogama.agent.docker.ContainerSummary;
+import io.dogama.agent.docker.DockerApiException;
+import io.dogama.agent.docker.DockerConflictException;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerLimits;
+import io.dogama.agent.docker.DockerNotFoundException;
+import io.dogama.agent.docker.DockerProtocolException;
+import io.dogama.agent.docker.EngineVersion;
+import io.dogama.agent.docker.ImageInfo;
+import io.dogama.agent.docker.NetworkInfo;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/** The engine client: every operation of {@link DockerEngine}, each one fixed request. */
+final class SocketDockerEngine implements DockerEngine {
+    private static final System.Logger LOG = System.getLogger(SocketDockerEngine.class.getName());
+
+    private final HttpTransport http;
+    private final DockerLimits limits;
+    private final ApiVersion api;
+    private final Stats stats = new Stats();
+
+    SocketDockerEngine(HttpTransport http, ApiVersion api) {
+        this.http = http;
+        this.limits = http.limits();
+        this.api = api;
+    }
+
+    ApiVersion api() {
+        return api;
+    }
+
+    HttpTransport transport() {
+        return http;
+    }
+
+    private Target v() {
+        return Target.versioned(api);
+    }
+
+    private HttpTransport.Response call(Request req) throws DockerException {
+        return http.exchange(req, Deadline.in(limits.requestTimeout()), limits.readTimeout());
+    }
+
+    /** Maps a status this operation does not expect to a typed failure, logging only what it was. */
+    static DockerException failure(String op, int status) {
+        LOG.log(Level.DEBUG, "docker: {0} answered status {1}", op, status);
+        return switch (status) {
+            case 404 -> new DockerNotFoundException(op + ": not found");
+            case 409 -> new DockerConflictException(op + ": conflict");
+            default -> new DockerApiException(op + ": the engine refused", status);
+        };
+    }
+
+    private static HttpTransport.Response expect(String op, HttpTransport.Response r, int... ok)
+            throws DockerException {
+        for (int s : ok) {
+            if (r.status() == s) {
+                return r;
+            }
+        }
+        throw failure(op, r.status());
+    }
+
+    @Override
+    public void ping() throws DockerException {
+        HttpTransport.Response r = http.exchange(Request.get(v().path("_ping")), Deadline.in(limits.pingTimeout()),
+                limits.pingTimeout());
+        expect("ping", r, 200);
+        if (!"OK".equals(new String(r.body(), java.nio.charset.StandardCharsets.US_ASCII))) {
+            throw new DockerProtocolException("ping: unexpected answer");
+        }
+    }
+
+    @Override
+    public EngineVersion version() throws DockerException {
+        Tree t = Tree.parse(expect("version", call(Request.get(v().path("version"))), 200).body());
+        return new EngineVersion(t.str("Version", ""), t.str("ApiVersion"), api.toString());
+    }
+
+    @Override
+    public Optional<ImageInfo> inspectImage(String ref) throws DockerException {
+        HttpTransport.Response r = call(Request.get(v().path("images").image(ref).path("json")));
+        if (r.status() == 404) {
+            return Optional.empty();
+        }
+        return Optional.of(Views.image(Tree.parse(expect("inspect image", r, 200).body())));
+    }
+
+    @Override
+    public void pullImage(String ref) throws DockerException {
+        Refs.ImageRef parsed = Refs.parse(ref);
+        if (parsed.tag() == null && parsed.digest() == null) {
+            throw new IllegalArgumentException("docker: a pull needs a tag or a digest");
+        }
+        // As the docker CLI does: the name, and the digest (preferred) or tag apart.
+        Target t = v().path("images", "create").query("fromImage", parsed.name())
+                .query("tag", parsed.digest() != null ? parsed.digest() : parsed.tag());
+        Deadline deadline = Deadline.in(limits.pullTimeout());
+        http.exchange(Request.post(t), deadline, limits.readTimeout(), (status, body) -> {
+            if (status != 200) {
+                body.discard(limits.maxBodyBytes());
+                throw failure("pull image", status);
+            }
+            new PullStream(body, limits.maxPullStreamBytes(), limits.maxPullMessageBytes()).consume();
+            return null;
+        });
+    }
+
+    @Override
+    public String createContainer(ContainerSpec spec) throws DockerException {
+        byte[] body = CreateBody.json(spec);
+        // Engine 20.10 creates a container whose network mode names a missing network, and answers
+        // 200 to connecting a created container to one: so every network is looked up first, and
+        // the further ones are connected by the ID found.
+        List<String> extra = new ArrayList<>();
+        for (String network : spec.networks()) {
+            NetworkInfo n = inspectNetwork(network)
+                    .orElseThrow(() -> new DockerNotFoundException("create container: network not found"));
+            if (!Refs.OBJECT.matcher(n.id()).matches()) {
+                throw new DockerProtocolException("inspect network: malformed network ID");
+            }
+            extra.add(n.id());
+        }
+        extra.removeFirst();
+        Target t = v().path("containers", "create").query("name", Refs.container(spec.name()));
+        HttpTransport.Response r = expect("create container", call(Request.post(t, body)), 201);
+        String id = Tree.parse(r.body()).str("Id");
+        try {
+            Refs.container(id);
+        } catch (IllegalArgumentException e) {
+            throw new DockerProtocolException("create container: malformed container ID");
+        }
+        try {
+            for (String network : extra) {
+                Target c = v().path("networks").network(network).path("connect");
+                expect("connect network", call(Request.post(c, CreateBody.connectJson(id))), 200);
+            }
+        } catch (DockerException | RuntimeException e) {
+            // A half-made container must not be left behind (SPEC section 10).
+            try {
+                removeContainer(id);
+            } catch (DockerException | RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+        return id;
+    }
+
+    @Override
+    public Optional<ContainerInfo> inspectContainer(String idOrName) throws DockerException {
+        HttpTransport.Response r = call(Request.get(v().path("containers").container(idOrName).path("json")));
+        if (r.status() == 404) {
+            return Optional.empty();
+        }
+        return Optional.of(Views.container(Tree.parse(expect("inspect container", r, 200).body())));
+    }
+
+    @Override
+    public void startContainer(String id) throws DockerException {
+        // 304: already running, which is what the caller wants.
+        expect("start container", call(Request.post(v().path("containers").container(id).path("start"))), 204, 304);
+    }
+
+    @Override
+    public void stopContainer(String id, int timeoutSeconds) throws DockerException {
+        stopLike("stop container", "stop", id, timeoutSeconds, 204, 304);
+    }
+
+    @Override
+    public void restartContainer(String id, int timeoutSeconds) throws DockerException {
+        stopLike("restart container", "restart", id, timeoutSeconds, 204);
+    }
+
+    /**
+     * The engine answers a stop only once the container is gone, up to the timeout later: the
+     * silence allowed equals the whole deadline (timeout plus margin), not the read timeout.
+     */
+    private void stopLike(String op, String word, String id, int timeoutSeconds, int... ok) throws DockerException {
+        if (timeoutSeconds < 0 || timeoutSeconds > MAX_STOP_TIMEOUT_SECONDS) {
+            throw new IllegalArgumentException("docker: stop timeout out of range");
+        }
+        Target t = v().path("containers").container(id).path(word).query("t", timeoutSeconds);
+        Duration bound = Duration.ofSeconds(timeoutSeconds).plus(limits.stopMargin());
+        expect(op, http.exchange(Request.post(t), Deadline.in(bound), bound), ok);
+    }
+
+    @Override
+    public void renameContainer(String id, String newName) throws DockerException {
+        Target t = v().path("containers").container(id).path("rename").query("name", Refs.container(newName));
+        expect("rename container", call(Request.post(t)), 204);
+    }
+
+    @Override
+    public void removeContainer(String id) throws DockerException {
+        // force: running or not; v=false: never the container's volumes; link=false: no legacy links.
+        Target t = v().path("containers").container(id).query("force", true).query("v", false).query("link", false);
+        expect("remove container", call(Request.delete(t)), 204);
+    }
+
+    @Override
+    public ContainerStats stats(String id) throws DockerException {
+        Target t = v().path("containers").container(id).path("stats").query("stream", false).query("one-shot", true);
+        return stats.compute(Tree.parse(expect("stats", call(Request.get(t)), 200).body()));
+    }
+
+    @Override
+    public List<ContainerSummary> listContainersByLabel(String key, String value) throws DockerException {
+        String filter = CreateBody.labelFilter(Refs.labelKey(key), Refs.labelValue(value));
+        Target t = v().path("containers", "json").query("all", true).query("filters", filter);
+        List<ContainerSummary> out = new ArrayList<>();
+        for (Tree c : Tree.parseArray(expect("list containers", call(Request.get(t)), 200).body())) {
+            out.add(Views.summary(c));
+        }
+        return out;
+    }
+
+    @Override
+    public Set<HostPort> publishedHostPorts() throws DockerException {
+        // all=false: only running containers hold host ports.
+        Target t = v().path("containers", "json").query("all", false);
+        Set<HostPort> out = new LinkedHashSet<>();
+        for (Tree c : Tree.parseArray(expect("list containers", call(Request.get(t)), 200).body())) {
+            Views.publishedPorts(c, out);
+        }
+        return out;
+    }
+
+    @Override
+    public Optional<NetworkInfo> inspectNetwork(String name) throws DockerException {
+        HttpTransport.Response r = call(Request.get(v().path("networks").network(name)));
+        if (r.status() == 404) {
+            return Optional.empty();
+        }
+        return Optional.of(Views.network(Tree.parse(expect("inspect network", r, 200).body())));
+    }
+
+    @Override
+    public void close() {
+        http.close();
+    }
+}

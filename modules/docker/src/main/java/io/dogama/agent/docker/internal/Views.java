@@ -1,0 +1,135 @@
+package io.dogama.agent.docker.internal;
+
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Protocol;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.ContainerState;
+import io.dogama.agent.docker.ContainerSummary;
+import io.dogama.agent.docker.DockerProtocolException;
+import io.dogama.agent.docker.HostConfigView;
+import io.dogama.agent.docker.HostConfigView.MountView;
+import io.dogama.agent.docker.HostConfigView.PortBindingView;
+import io.dogama.agent.docker.ImageInfo;
+import io.dogama.agent.docker.NetworkInfo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Maps the engine's JSON answers to this module's typed views, checking every type on the way. */
+final class Views {
+    /** The engine's "never" instant (Go's zero time). */
+    static final String ZERO_TIME = "0001-01-01T00:00:00Z";
+
+    private Views() {
+    }
+
+    static ImageInfo image(Tree t) throws DockerProtocolException {
+        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"));
+    }
+
+    static NetworkInfo network(Tree t) throws DockerProtocolException {
+        return new NetworkInfo(t.str("Id"), t.str("Name"), t.str("Driver", ""), t.bool("Internal", false));
+    }
+
+    static ContainerSummary summary(Tree t) throws DockerProtocolException {
+        List<String> names = new ArrayList<>();
+        for (String n : t.strings("Names")) {
+            names.add(stripSlash(n));
+        }
+        return new ContainerSummary(t.str("Id"), names, t.stringMap("Labels"), t.str("State", ""));
+    }
+
+    /** Host bindings of one running container from a list entry; SCTP and unpublished ports are skipped. */
+    static void publishedPorts(Tree t, Set<HostPort> into) throws DockerProtocolException {
+        for (Tree p : t.objects("Ports")) {
+            long port = p.num("PublicPort", 0);
+            if (port <= 0) {
+                continue;
+            }
+            if (port > 65535) {
+                throw new DockerProtocolException("port out of range");
+            }
+            Optional<Protocol> proto = Protocol.parse(p.str("Type", "tcp"));
+            if (proto.isEmpty()) {
+                continue;
+            }
+            String ip = p.str("IP", "");
+            into.add(new HostPort(ip.isEmpty() ? "0.0.0.0" : ip, (int) port, proto.get()));
+        }
+    }
+
+    static ContainerInfo container(Tree t) throws DockerProtocolException {
+        Tree config = t.objOrEmpty("Config");
+        return new ContainerInfo(t.str("Id"), stripSlash(t.str("Name", "")), t.str("Image", ""),
+                config.stringMap("Labels"), state(t.objOrEmpty("State")), hostConfig(t.objOrEmpty("HostConfig")));
+    }
+
+    static ContainerState state(Tree s) throws DockerProtocolException {
+        String status = s.str("Status", "");
+        String started = s.str("StartedAt", ZERO_TIME);
+        Optional<String> startedAt = started.isEmpty() || ZERO_TIME.equals(started) ? Optional.empty()
+                : Optional.of(started);
+        Optional<Integer> exitCode = Optional.empty();
+        if ("exited".equals(status) || "dead".equals(status)) {
+            long code = s.num("ExitCode", 0);
+            if (code < Integer.MIN_VALUE || code > Integer.MAX_VALUE) {
+                throw new DockerProtocolException("exit code out of range");
+            }
+            exitCode = Optional.of((int) code);
+        }
+        return new ContainerState(status, s.bool("Running", false), startedAt, exitCode);
+    }
+
+    static HostConfigView hostConfig(Tree h) throws DockerProtocolException {
+        List<MountView> mounts = new ArrayList<>();
+        for (Tree m : h.objects("Mounts")) {
+            mounts.add(new MountView(m.str("Type", ""), m.str("Source", ""), m.str("Target", ""),
+                    m.bool("ReadOnly", false), m.objOrEmpty("BindOptions").str("Propagation", "")));
+        }
+        return new HostConfigView(h.bool("Privileged", false), h.str("NetworkMode", ""), h.strings("CapAdd"),
+                h.strings("CapDrop"), h.strings("SecurityOpt"), h.strings("Binds"), mounts, h.stringMap("Tmpfs"),
+                h.str("PidMode", ""), h.str("IpcMode", ""), h.str("UTSMode", ""), h.str("UsernsMode", ""),
+                h.str("CgroupnsMode", ""), h.bool("ReadonlyRootfs", false), h.num("Memory", 0),
+                h.num("MemorySwap", 0), h.num("NanoCpus", 0), h.num("PidsLimit", 0), h.bool("Init", false),
+                portBindings(h));
+    }
+
+    /**
+     * Fails closed on a binding the view cannot represent (an engine-chosen host port, SCTP): a
+     * check must never pass because a binding was dropped.
+     */
+    private static List<PortBindingView> portBindings(Tree h) throws DockerProtocolException {
+        List<PortBindingView> out = new ArrayList<>();
+        for (Map.Entry<String, List<Tree>> e : h.objectListMap("PortBindings").entrySet()) {
+            String key = e.getKey();
+            int slash = key.indexOf('/');
+            int containerPort = port(slash < 0 ? key : key.substring(0, slash));
+            Optional<Protocol> proto = Protocol.parse(slash < 0 ? "tcp" : key.substring(slash + 1));
+            if (proto.isEmpty()) {
+                throw new DockerProtocolException("a port binding uses an unsupported protocol");
+            }
+            for (Tree b : e.getValue()) {
+                int hostPort = port(b.str("HostPort", ""));
+                out.add(new PortBindingView(containerPort, new HostPort(b.str("HostIp", ""), hostPort, proto.get())));
+            }
+        }
+        return out;
+    }
+
+    private static int port(String s) throws DockerProtocolException {
+        if (s.isEmpty() || s.length() > 5 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new DockerProtocolException("a port binding is not a fixed port");
+        }
+        int p = Integer.parseInt(s);
+        if (p < 1 || p > 65535) {
+            throw new DockerProtocolException("a port binding is not a fixed port");
+        }
+        return p;
+    }
+
+    private static String stripSlash(String n) {
+        return n.startsWith("/") ? n.substring(1) : n;
+    }
+}
