@@ -1,9 +1,12 @@
 /** The HTTP surface on Helidon 4 SE (SPEC sections 2 to 4). */
 module io.dogama.agent.http {
     requires io.dogama.agent.core;
-    requires io.dogama.agent.auth;
-    requires io.dogama.agent.lifecycle;
+    requires transitive io.dogama.agent.auth;
+    requires transitive io.dogama.agent.lifecycle;
     requires io.helidon.webserver;
+    // Helidon's request and URI types used by the gate; io.helidon.webserver does not re-export them.
+    requires io.helidon.http;
+    requires io.helidon.common.uri;
     requires com.fasterxml.jackson.jr.ob;
 
     exports io.dogama.agent.http;

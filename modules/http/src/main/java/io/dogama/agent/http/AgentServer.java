@@ -1,0 +1,77 @@
+package io.dogama.agent.http;
+
+import io.dogama.agent.auth.Authenticator;
+import io.dogama.agent.http.internal.Servers;
+import io.dogama.agent.lifecycle.AgentOperations;
+import io.helidon.webserver.WebServer;
+import java.util.Objects;
+
+/**
+ * The agent's HTTP listener (SPEC sections 2 to 4) on the Helidon 4 SE web server: one handler for
+ * every method and path applies, in order, the body limit, the query ban and authentication, and
+ * only then routes the raw path through the one route table to {@link AgentOperations}. Every error
+ * is RFC 9457 problem JSON with a stable code.
+ */
+public final class AgentServer {
+    private static final System.Logger LOG = System.getLogger(AgentServer.class.getName());
+
+    private final WebServer server;
+    private final HttpLimits limits;
+
+    private AgentServer(WebServer server, HttpLimits limits) {
+        this.server = server;
+        this.limits = limits;
+    }
+
+    /**
+     * @param ops           what requests may do
+     * @param authenticator request authentication and replay defense
+     * @param limits        listener address and limits
+     * @return a server, not yet listening
+     */
+    public static AgentServer create(AgentOperations ops, Authenticator authenticator, HttpLimits limits) {
+        Objects.requireNonNull(ops, "ops");
+        Objects.requireNonNull(authenticator, "authenticator");
+        Objects.requireNonNull(limits, "limits");
+        return new AgentServer(Servers.build(ops, authenticator, limits), limits);
+    }
+
+    /**
+     * Binds and starts listening.
+     *
+     * @return the bound port (the ephemeral one when the limits say 0)
+     * @throws HttpException if the address cannot be bound or the server does not start; nothing is left
+     *                       listening then
+     */
+    public int start() throws HttpException {
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            stopQuietly();
+            throw new HttpException("cannot listen on " + limits.host() + ":" + limits.port(), e);
+        }
+        if (!server.isRunning()) {
+            throw new HttpException("cannot listen on " + limits.host() + ":" + limits.port(), null);
+        }
+        LOG.log(System.Logger.Level.INFO, "http: listening on {0}:{1}", limits.host(), String.valueOf(server.port()));
+        return server.port();
+    }
+
+    /** @return the bound port, or -1 when not listening */
+    public int port() {
+        return server.isRunning() ? server.port() : -1;
+    }
+
+    /** Stops listening and closes every connection; requests in progress get the shutdown grace period. */
+    public void stop() {
+        server.stop();
+    }
+
+    private void stopQuietly() {
+        try {
+            server.stop();
+        } catch (RuntimeException suppressed) {
+            LOG.log(System.Logger.Level.DEBUG, "http: stop after a failed start also failed", suppressed);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.dogama.agent.http.internal;
+
+import io.dogama.agent.core.ProblemCode;
+import io.helidon.http.DirectHandler;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.ServerResponseHeaders;
+import io.helidon.http.Status;
+
+/**
+ * Answers the requests Helidon refuses before any handler runs (an unparsable request line, a
+ * header block over the limit, a bad Host header, too many concurrent requests) with problem JSON
+ * too, never with Helidon's own text. The message Helidon offers is ignored: it may quote the request.
+ */
+final class ProblemDirectHandler implements DirectHandler {
+
+    @Override
+    public TransportResponse handle(TransportRequest request, EventType eventType, Status defaultStatus,
+            ServerResponseHeaders responseHeaders, String message) {
+        ProblemCode code = codeFor(defaultStatus.code());
+        Reply reply = Reply.problem(code);
+        ServerResponseHeaders headers = ServerResponseHeaders.create();
+        headers.set(HeaderNames.CONTENT_TYPE, Reply.PROBLEM_JSON);
+        headers.set(HeaderNames.CACHE_CONTROL, "no-store");
+        headers.set(HeaderValues.CONNECTION_CLOSE);
+        return TransportResponse.builder()
+                .status(Status.create(code.status()))
+                .headers(headers)
+                .entity(reply.body())
+                .keepAlive(false)
+                .build();
+    }
+
+    static ProblemCode codeFor(int status) {
+        // Everything else Helidon refuses (400, 414, 431, 505 for HTTP/1.0, 501) is a request we cannot parse.
+        return switch (status) {
+            case 413 -> ProblemCode.BODY_TOO_LARGE;
+            case 503 -> ProblemCode.BUSY;
+            case 500 -> ProblemCode.INTERNAL_ERROR;
+            default -> ProblemCode.MALFORMED_REQUEST;
+        };
+    }
+}

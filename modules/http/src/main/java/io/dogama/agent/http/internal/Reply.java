@@ -1,0 +1,53 @@
+package io.dogama.agent.http.internal;
+
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Violation;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A response to write: status, media type and body, and whether the connection must close because
+ * the request body was not read to its end.
+ *
+ * @param status      HTTP status
+ * @param contentType media type, null when there is no body
+ * @param body        body bytes, null for none
+ * @param close       true to close the connection after the response
+ * @param headers     extra headers, e.g. {@code Allow}
+ */
+record Reply(int status, String contentType, byte[] body, boolean close, Map<String, String> headers) {
+    static final String JSON = "application/json";
+    static final String PROBLEM_JSON = "application/problem+json";
+
+    Reply {
+        headers = Map.copyOf(headers);
+    }
+
+    static Reply json(int status, Object value) {
+        return new Reply(status, JSON, Json.write(value), false, Map.of());
+    }
+
+    static Reply noContent() {
+        return new Reply(204, null, null, false, Map.of());
+    }
+
+    static Reply problem(ProblemCode code) {
+        return problem(code, List.of());
+    }
+
+    static Reply problem(ProblemCode code, List<Violation> violations) {
+        Objects.requireNonNull(code, "code");
+        return new Reply(code.status(), PROBLEM_JSON, Json.write(Json.problem(code, violations)), false, Map.of());
+    }
+
+    Reply closing() {
+        return new Reply(status, contentType, body, true, headers);
+    }
+
+    Reply withHeader(String name, String value) {
+        Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Reply(status, contentType, body, close, more);
+    }
+}

@@ -1,0 +1,215 @@
+package io.dogama.agent.http.internal;
+
+import io.dogama.agent.auth.AuthDecision;
+import io.dogama.agent.auth.Authenticator;
+import io.dogama.agent.core.ProblemCode;
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.HttpPrologue;
+import io.helidon.http.ServerRequestHeaders;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+
+/**
+ * The single handler behind every method and path. It applies the checks of SPEC section 3 in
+ * order before anything is routed or parsed: body size (413, from Content-Length before reading,
+ * or while reading a chunked body), query string (400), authentication (401, 503); then the route
+ * table (404, 405), the body rule and media type (400, 415), and the operation. Any unexpected
+ * exception becomes a 500 {@code internal_error} without detail.
+ */
+final class RequestGate implements Handler {
+    private static final System.Logger LOG = System.getLogger(RequestGate.class.getName());
+    private static final Pattern JSON_MEDIA_TYPE =
+            Pattern.compile("application/json[ \\t]*(;[ \\t]*charset[ \\t]*=[ \\t]*(utf-8|\"utf-8\")[ \\t]*)?",
+                    Pattern.CASE_INSENSITIVE);
+    private static final int READ_CHUNK = 8192;
+
+    private final Authenticator authenticator;
+    private final Dispatcher dispatcher;
+    private final int maxBodyBytes;
+    private final AtomicBoolean previousSecretSeen = new AtomicBoolean();
+
+    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes) {
+        this.authenticator = authenticator;
+        this.dispatcher = dispatcher;
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** The body could not be read (client gone, timed out, broken chunking); the connection is unusable. */
+    private static final class BrokenBody extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BrokenBody(Throwable cause) {
+            super("http: request body could not be read", cause, false, false);
+        }
+    }
+
+    /** The body exceeds the limit while being read. */
+    private static final class TooLarge extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge() {
+            super("http: request body too large", null, false, false);
+        }
+    }
+
+    private record Body(byte[] bytes, byte[] sha256) {
+    }
+
+    @Override
+    public void handle(ServerRequest req, ServerResponse res) {
+        Reply reply;
+        try {
+            reply = process(req);
+        } catch (BrokenBody e) {
+            LOG.log(System.Logger.Level.DEBUG, "http: request body could not be read");
+            reply = Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
+        } catch (TooLarge e) {
+            reply = Reply.problem(ProblemCode.BODY_TOO_LARGE).closing();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "http: unexpected failure handling a request", e);
+            reply = Reply.problem(ProblemCode.INTERNAL_ERROR).closing();
+        }
+        write(res, reply, "HEAD".equals(req.prologue().method().text()));
+    }
+
+    private Reply process(ServerRequest req) throws BrokenBody, TooLarge {
+        HttpPrologue prologue = req.prologue();
+        ServerRequestHeaders headers = req.headers();
+
+        // 1. Limits and framing, before any parsing or dispatch.
+        List<String> transferEncoding = headers.all(HeaderNames.TRANSFER_ENCODING, List::of);
+        boolean chunked = transferEncoding.size() == 1 && "chunked".equalsIgnoreCase(transferEncoding.getFirst());
+        if (!transferEncoding.isEmpty() && (!chunked || headers.contains(HeaderNames.CONTENT_LENGTH))) {
+            // Any other transfer coding, or both framings at once, is how requests get smuggled.
+            return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
+        }
+        if (headers.all(HeaderNames.CONTENT_LENGTH, List::of).size() > 1) {
+            return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
+        }
+        OptionalLong contentLength = headers.contentLength();
+        if (contentLength.isPresent() && contentLength.getAsLong() > maxBodyBytes) {
+            return Reply.problem(ProblemCode.BODY_TOO_LARGE).closing();
+        }
+        Body body = readBody(req, chunked || contentLength.orElse(0) > 0);
+
+        // 1b. No query string, not even an empty one; no fragment, which HTTP never allows in a request target.
+        if (prologue.hasQuery() || !prologue.query().rawValue().isEmpty()) {
+            return Reply.problem(ProblemCode.QUERY_NOT_ALLOWED);
+        }
+        if (prologue.fragment().hasValue()) {
+            return Reply.problem(ProblemCode.MALFORMED_REQUEST);
+        }
+
+        // 2-4. Authentication, freshness, replay.
+        String method = prologue.method().text();
+        String rawPath = prologue.uriPath().rawPath();
+        AuthDecision decision = authenticator.verify(method, rawPath, name -> values(headers, name), body.sha256());
+        if (decision instanceof AuthDecision.Rejected rejected) {
+            return Reply.problem(rejected.code());
+        }
+        if (decision instanceof AuthDecision.Accepted accepted && accepted.previousSecret()
+                && previousSecretSeen.compareAndSet(false, true)) {
+            LOG.log(System.Logger.Level.INFO, "http: a request was signed with the previous secret; the rotation "
+                    + "is not finished until the control plane uses the new one");
+        }
+
+        // 5. Routing on the raw path, then the body rule, then the operation.
+        return switch (RouteTable.match(method, rawPath)) {
+            case RouteTable.Match.NotFound n -> Reply.problem(ProblemCode.NOT_FOUND);
+            case RouteTable.Match.MethodNotAllowed m ->
+                    Reply.problem(ProblemCode.METHOD_NOT_ALLOWED).withHeader("Allow", String.join(", ", m.allowed()));
+            case RouteTable.Match.Found f -> bodyRule(f.route(), headers, body.bytes()) instanceof Reply refused
+                    ? refused
+                    : dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+        };
+    }
+
+    /** @return a refusal, or null when the body fits the route */
+    private static Reply bodyRule(RouteTable.Route route, ServerRequestHeaders headers, byte[] body) {
+        return switch (route.body()) {
+            case NONE -> body.length == 0 ? null : Reply.problem(ProblemCode.MALFORMED_REQUEST);
+            case OPTIONAL_JSON -> body.length == 0 || isJson(headers) ? null
+                    : Reply.problem(ProblemCode.UNSUPPORTED_MEDIA_TYPE);
+            case JSON -> !isJson(headers) ? Reply.problem(ProblemCode.UNSUPPORTED_MEDIA_TYPE)
+                    : body.length == 0 ? Reply.problem(ProblemCode.MALFORMED_REQUEST) : null;
+        };
+    }
+
+    private static boolean isJson(ServerRequestHeaders headers) {
+        List<String> types = headers.all(HeaderNames.CONTENT_TYPE, List::of);
+        return types.size() == 1 && JSON_MEDIA_TYPE.matcher(types.getFirst()).matches();
+    }
+
+    private static List<String> values(ServerRequestHeaders headers, String name) {
+        HeaderName headerName = HeaderNames.create(name);
+        return headers.all(headerName, List::of);
+    }
+
+    private Body readBody(ServerRequest req, boolean hasEntity) throws BrokenBody, TooLarge {
+        MessageDigest sha256 = sha256();
+        if (!hasEntity || !req.content().hasEntity()) {
+            return new Body(new byte[0], sha256.digest());
+        }
+        byte[] buffer = new byte[Math.min(maxBodyBytes + 1, READ_CHUNK)];
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (InputStream in = req.content().inputStream()) {
+            int n;
+            while ((n = in.read(buffer)) != -1) {
+                if (out.size() + n > maxBodyBytes) {
+                    throw new TooLarge(); // stop reading; the connection is closed after the answer
+                }
+                out.write(buffer, 0, n);
+                sha256.update(buffer, 0, n);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            throw new BrokenBody(e);
+        } catch (RuntimeException e) {
+            // Helidon reports broken chunked framing and socket timeouts as its own runtime exceptions.
+            throw new BrokenBody(e);
+        }
+        return new Body(out.toByteArray(), sha256.digest());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("http: SHA-256 is unavailable", e);
+        }
+    }
+
+    private static void write(ServerResponse res, Reply reply, boolean head) {
+        if (res.isSent()) {
+            return;
+        }
+        res.status(Status.create(reply.status()));
+        res.header(HeaderNames.CACHE_CONTROL, "no-store");
+        res.header(HeaderNames.X_CONTENT_TYPE_OPTIONS, "nosniff");
+        for (Map.Entry<String, String> h : reply.headers().entrySet()) {
+            res.header(h.getKey(), h.getValue());
+        }
+        if (reply.close()) {
+            res.header(HeaderValues.CONNECTION_CLOSE);
+        }
+        if (reply.body() == null || head) {
+            res.send(); // a HEAD answer never carries a body
+        } else {
+            res.header(HeaderNames.CONTENT_TYPE, reply.contentType());
+            res.send(reply.body());
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.dogama.agent.http.internal;
+
+import io.dogama.agent.core.Ids;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one route table of the agent (SPEC section 2). Paths are matched against the raw request path
+ * exactly as received, segment by segment: nothing is decoded or normalised, so a trailing slash,
+ * an empty segment ({@code //}), a dot segment, a {@code %}-escape or a matrix parameter never
+ * matches. {@code {id}} matches an instance ID of SPEC section 5 and nothing else.
+ */
+final class RouteTable {
+    /** What a route's body may be. */
+    enum BodyKind {
+        /** The body must be empty. */
+        NONE,
+        /** An optional JSON body: empty means defaults. */
+        OPTIONAL_JSON,
+        /** A JSON body is required. */
+        JSON
+    }
+
+    /** Every operation of SPEC section 2. */
+    enum Endpoint {
+        HEALTH, CHECK_DISK, CHECK_PORTS, LIST, CREATE, REPLACE, INSPECT, DELETE, STATS, START, STOP, RESTART
+    }
+
+    /**
+     * One row of the table.
+     *
+     * @param method   upper-case method
+     * @param pattern  path with {@code {id}} placeholders
+     * @param body     body rule
+     * @param endpoint the operation
+     */
+    record Route(String method, String pattern, BodyKind body, Endpoint endpoint) {
+        List<String> segments() {
+            return List.of(pattern.split("/", -1));
+        }
+    }
+
+    static final List<Route> ROUTES = List.of(
+            new Route("GET", "/v1/health", BodyKind.NONE, Endpoint.HEALTH),
+            new Route("POST", "/v1/check-disk", BodyKind.JSON, Endpoint.CHECK_DISK),
+            new Route("POST", "/v1/check-ports", BodyKind.JSON, Endpoint.CHECK_PORTS),
+            new Route("GET", "/v1/instances", BodyKind.NONE, Endpoint.LIST),
+            new Route("POST", "/v1/instances", BodyKind.JSON, Endpoint.CREATE),
+            new Route("PUT", "/v1/instances/{id}", BodyKind.JSON, Endpoint.REPLACE),
+            new Route("GET", "/v1/instances/{id}", BodyKind.NONE, Endpoint.INSPECT),
+            new Route("DELETE", "/v1/instances/{id}", BodyKind.NONE, Endpoint.DELETE),
+            new Route("GET", "/v1/instances/{id}/stats", BodyKind.NONE, Endpoint.STATS),
+            new Route("POST", "/v1/instances/{id}/start", BodyKind.NONE, Endpoint.START),
+            new Route("POST", "/v1/instances/{id}/stop", BodyKind.OPTIONAL_JSON, Endpoint.STOP),
+            new Route("POST", "/v1/instances/{id}/restart", BodyKind.OPTIONAL_JSON, Endpoint.RESTART));
+
+    private static final String ID = "{id}";
+
+    /** The result of a look-up. */
+    sealed interface Match {
+        /**
+         * A route matched.
+         *
+         * @param route the route
+         * @param id    the instance ID from the path, or null
+         */
+        record Found(Route route, String id) implements Match {
+        }
+
+        /**
+         * The path exists, the method does not.
+         *
+         * @param allowed the methods the path has
+         */
+        record MethodNotAllowed(Set<String> allowed) implements Match {
+        }
+
+        /** No such path. */
+        record NotFound() implements Match {
+        }
+    }
+
+    private RouteTable() {
+    }
+
+    /**
+     * @param method  request method as received (case-sensitive)
+     * @param rawPath raw request path as received
+     * @return the match
+     */
+    static Match match(String method, String rawPath) {
+        if (!rawPath.startsWith("/")) {
+            return new Match.NotFound();
+        }
+        String[] segments = rawPath.split("/", -1);
+        Set<String> allowed = new LinkedHashSet<>();
+        for (Route route : ROUTES) {
+            String id = pathMatch(route.segments(), segments);
+            if (id == null) {
+                continue;
+            }
+            if (route.method().equals(method)) {
+                return new Match.Found(route, id.isEmpty() ? null : id);
+            }
+            allowed.add(route.method());
+        }
+        return allowed.isEmpty() ? new Match.NotFound() : new Match.MethodNotAllowed(allowed);
+    }
+
+    /** @return null when the path does not match, else the ID ("" when the pattern has none) */
+    private static String pathMatch(List<String> pattern, String[] segments) {
+        if (pattern.size() != segments.length) {
+            return null;
+        }
+        String id = "";
+        for (int i = 0; i < segments.length; i++) {
+            String expected = pattern.get(i);
+            if (ID.equals(expected)) {
+                if (!Ids.isId(segments[i])) {
+                    return null;
+                }
+                id = segments[i];
+            } else if (!expected.equals(segments[i])) {
+                return null;
+            }
+        }
+        return id;
+    }
+
+    /** @return every distinct path pattern, for documentation and tests */
+    static List<String> patterns() {
+        List<String> out = new ArrayList<>();
+        for (Route r : ROUTES) {
+            if (!out.contains(r.pattern())) {
+                out.add(r.pattern());
+            }
+        }
+        return out;
+    }
+}
