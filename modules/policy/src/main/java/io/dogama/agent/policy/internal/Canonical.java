@@ -80,6 +80,16 @@ public final class Canonical {
     }
 
     /**
+     * @param value a Map with String keys, a List, a String, a Boolean, or an Integer/Long within range
+     * @return its canonical UTF-8 bytes
+     */
+    public static byte[] json(Object value) {
+        StringBuilder sb = new StringBuilder(256);
+        write(value, sb);
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
      * Writes one value of the supported shapes.
      *
      * @param v  a Map with String keys, a List, a String, a Boolean, or an Integer/Long within range
@@ -117,6 +127,7 @@ public final class Canonical {
             case Boolean b -> sb.append(b.booleanValue());
             case Long l -> integer(l, sb);
             case Integer i -> integer(i, sb);
+            case null -> sb.append("null");
             default -> throw new IllegalArgumentException("policy: no canonical form for " + v.getClass());
         }
     }

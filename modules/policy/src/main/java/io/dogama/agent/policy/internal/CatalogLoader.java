@@ -86,7 +86,7 @@ public final class CatalogLoader {
         if (templates.isEmpty()) {
             throw new PolicyException("catalog: no template");
         }
-        LOG.log(System.Logger.Level.INFO, "policy: loaded {0} template(s) from the {1}", templates.size(), what);
+        LOG.log(System.Logger.Level.DEBUG, "policy: loaded {0} template(s) from the {1}", templates.size(), what);
         return templates;
     }
 }

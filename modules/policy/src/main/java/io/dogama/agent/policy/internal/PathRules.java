@@ -126,6 +126,7 @@ public final class PathRules {
             out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
         }
         forbidden(r, field, out);
+        fileType(r, field, out);
         return out.size() == before ? real : Optional.empty();
     }
 
@@ -164,6 +165,7 @@ public final class PathRules {
                 out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
             }
             forbidden(r, field, out);
+            fileType(r, field, out);
             reals.add(r);
         }
         return out.isEmpty() ? new Checked(reals, List.of()) : new Checked(List.of(), out);
@@ -183,21 +185,25 @@ public final class PathRules {
     }
 
     private static Optional<Path> real(String path, String field, List<Violation> out) {
-        Path real;
-        BasicFileAttributes attrs;
         try {
-            real = Path.of(path).toRealPath();
-            // real has no links left; NOFOLLOW only guards against a swap between the two calls.
-            attrs = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return Optional.of(Path.of(path).toRealPath());
         } catch (IOException | InvalidPathException e) {
             out.add(new Violation(field, Rules.NOT_FOUND));
             return Optional.empty();
         }
-        if (!attrs.isDirectory() && !attrs.isRegularFile()) {
-            out.add(new Violation(field, Rules.NOT_REGULAR));
-            return Optional.empty();
+    }
+
+    /** Devices, sockets and fifos are never mounted, even below a root. */
+    private static void fileType(Path real, String field, List<Violation> out) {
+        try {
+            // real has no links left; NOFOLLOW only guards against a swap since it was resolved.
+            BasicFileAttributes a = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!a.isDirectory() && !a.isRegularFile()) {
+                out.add(new Violation(field, Rules.NOT_REGULAR));
+            }
+        } catch (IOException e) {
+            out.add(new Violation(field, Rules.NOT_FOUND));
         }
-        return Optional.of(real);
     }
 
     private void forbidden(Path real, String field, List<Violation> out) {

@@ -1,0 +1,769 @@
+package io.dogama.agent.policy;
+
+import static io.dogama.agent.policy.Fixture.assertOnly;
+import static io.dogama.agent.policy.Fixture.assertViolation;
+import static io.dogama.agent.policy.Fixture.at;
+import static io.dogama.agent.policy.Fixture.json;
+import static io.dogama.agent.policy.Fixture.list;
+import static io.dogama.agent.policy.Fixture.map;
+import static io.dogama.agent.policy.Fixture.ok;
+import static io.dogama.agent.policy.Fixture.rejected;
+import static io.dogama.agent.policy.Fixture.sub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.core.ContainerSpec;
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Labels;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.Plan;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Protocol;
+import io.dogama.agent.core.Violation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every rule of SPEC section 8 against real directories, symlinks and a real Unix socket: each test
+ * fails if its rule is removed, and the demo plan passes so that each negative test changes one thing.
+ */
+class PlanPolicyTest {
+    private static final HostPort DEMO_BINDING = new HostPort("0.0.0.0", 20080, Protocol.TCP);
+
+    @TempDir
+    Path tmp;
+    Fixture f;
+    PlanPolicy policy;
+    Map<String, Object> plan;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        f = new Fixture(tmp);
+        policy = f.policy();
+        plan = f.demoPlan();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        f.close();
+    }
+
+    Outcome<ValidatedPlan> validate() {
+        return validate(ValidationContext.EMPTY);
+    }
+
+    Outcome<ValidatedPlan> validate(ValidationContext ctx) {
+        return policy.validate(json(plan), ctx);
+    }
+
+    Outcome<ApprovedPlan> approve(ImageFacts image) {
+        return policy.approve(ok(validate()), image);
+    }
+
+    void source(Object s) {
+        at(plan, "mounts", 0).put("source", s.toString());
+    }
+
+    PlanPolicy policyWith(Map<String, Object> config) throws PolicyException {
+        return PlanPolicy.create(AdminConfig.parse(json(config)), Catalog.embedded());
+    }
+
+    @Test
+    void theDemoPlanIsApprovedIntoTheExpectedContainerSpec() {
+        ApprovedPlan a = ok(approve(Fixture.demoImage()));
+        ContainerSpec s = a.spec();
+        assertEquals("dogama-demo-0001", s.name());
+        assertEquals(Fixture.DEMO_IMAGE_ID, s.image(), "Docker runs exactly the checked image ID");
+        assertEquals(Optional.of(List.of("/bin/httpd", "-f", "-v", "-p", "8080", "-h", "/data")), s.command());
+        assertEquals(Optional.empty(), s.entrypoint());
+        assertEquals(Map.of("GREETING", "Hello, world!"), s.env());
+        assertEquals(Optional.of("65534:65534"), s.user());
+        assertEquals(Optional.empty(), s.workingDir());
+        assertEquals(Map.of("owner", "team-a", Labels.MANAGED, "true", Labels.INSTANCE_ID, "demo-0001",
+                Labels.TEMPLATE_ID, "demo-http", Labels.TEMPLATE_VERSION, "1.0.0", Labels.PLAN_DIGEST,
+                a.planDigest()), s.labels());
+        assertEquals(List.of(), s.capAdd());
+        assertEquals(List.of(new ContainerSpec.BindMount(f.data.toString(), "/data", false)), s.mounts());
+        assertEquals(List.of(new ContainerSpec.TmpfsMount("/tmp", 16777216)), s.tmpfs());
+        assertEquals(List.of(new ContainerSpec.PublishedPort(8080, DEMO_BINDING)), s.ports());
+        assertEquals(new ContainerSpec.Limits(67108864, 500000000, 64), s.resources());
+        assertEquals(List.of("dogama-games"), s.networks());
+        assertTrue(s.readOnlyRootfs());
+        assertEquals(ContainerSpec.RestartPolicy.NO, s.restartPolicy());
+        assertEquals(Optional.empty(), s.stopSignal());
+        assertEquals(PlanDigest.of(a.plan()), a.planDigest());
+        assertEquals(List.of(DEMO_BINDING), a.bindings());
+        assertEquals("dogama/demo-http:1", ok(validate()).imageReference());
+    }
+
+    @Test
+    void aCommandEqualToTheTemplatesIsAccepted() {
+        plan.put("command", list("/bin/httpd", "-f", "-v", "-p", "8080", "-h", "/data"));
+        ok(approve(Fixture.demoImage()));
+    }
+
+    @Nested
+    class Identity {
+        @Test
+        void idSyntax() {
+            plan.put("instanceId", "Demo_0001");
+            plan.put("templateId", "-demo");
+            plan.put("templateVersion", "1.0.01");
+            assertOnly(validate(), new Violation("instanceId", Rules.INVALID_ID),
+                    new Violation("templateId", Rules.INVALID_ID),
+                    new Violation("templateVersion", Rules.INVALID_VERSION));
+        }
+
+        @Test
+        void theTemplateMustExistInTheCatalog() {
+            plan.put("templateId", "minecraft-java");
+            assertOnly(validate(), new Violation("templateId", Rules.UNKNOWN_TEMPLATE));
+            plan.put("templateId", "demo-http");
+            plan.put("templateVersion", "1.0.1");
+            assertOnly(validate(), new Violation("templateVersion", Rules.UNKNOWN_TEMPLATE));
+        }
+
+        @Test
+        void aSuppliedDigestMustBeTheComputedOne() {
+            Plan p = ok(PlanParser.parse(json(plan)));
+            plan.put("planDigest", PlanDigest.of(p));
+            ok(validate());
+            plan.put("planDigest", "sha256:" + "0".repeat(64));
+            assertOnly(validate(), new Violation("planDigest", Rules.DIGEST_MISMATCH));
+        }
+
+        @Test
+        void aMatchingDigestIsNeverApproval() {
+            plan.put("image", "evil/demo-http:1");
+            Plan p = ok(PlanParser.parse(json(plan)));
+            plan.put("planDigest", PlanDigest.of(p));
+            assertOnly(validate(), new Violation("image", Rules.IMAGE_MISMATCH));
+        }
+    }
+
+    @Nested
+    class PrivilegedFields {
+        @Test
+        void theImageReferenceMustBeTheTemplates() {
+            for (String other : List.of("dogama/demo-http:2", "evil/demo-http:1", "dogama/demo-http",
+                    "docker.io/dogama/demo-http:1", "dogama/demo-http@" + Fixture.DEMO_IMAGE_ID)) {
+                plan.put("image", other);
+                assertOnly(validate(), new Violation("image", Rules.IMAGE_MISMATCH));
+            }
+        }
+
+        @Test
+        void anotherImageUnderTheSameReferenceIsSubstituted() {
+            String other = "sha256:" + "1".repeat(64);
+            assertOnly(approve(new ImageFacts(other, List.of(), "65534:65534")),
+                    new Violation("image", Rules.IMAGE_SUBSTITUTED));
+            assertOnly(approve(new ImageFacts("not-an-id", List.of(), "65534:65534")),
+                    new Violation("image", Rules.IMAGE_SUBSTITUTED));
+        }
+
+        @Test
+        void aManifestDigestPinNeedsTheSameDigestForTheSameRepository() throws Exception {
+            String digest = "sha256:" + "d".repeat(64);
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            t.remove("imageId");
+            t.put("manifestDigest", digest);
+            t.put("image", "127.0.0.1:5000/dogama/demo-http:1");
+            PlanPolicy p = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            plan.put("image", "127.0.0.1:5000/dogama/demo-http:1");
+            ValidatedPlan v = ok(p.validate(json(plan), ValidationContext.EMPTY));
+            String anyId = "sha256:" + "2".repeat(64);
+            ApprovedPlan a = ok(p.approve(v, new ImageFacts(anyId,
+                    List.of("127.0.0.1:5000/dogama/demo-http@" + digest), "65534")));
+            assertEquals(anyId, a.spec().image(), "the spec runs the image ID that carried the digest");
+            assertOnly(p.approve(v, new ImageFacts(anyId,
+                    List.of("127.0.0.1:5000/dogama/demo-http@sha256:" + "e".repeat(64)), "65534")),
+                    new Violation("image", Rules.IMAGE_SUBSTITUTED));
+            assertOnly(p.approve(v, new ImageFacts(anyId, List.of("127.0.0.1:5000/evil/other@" + digest), "65534")),
+                    new Violation("image", Rules.IMAGE_SUBSTITUTED));
+            assertOnly(p.approve(v, new ImageFacts(anyId, List.of(), "65534")),
+                    new Violation("image", Rules.IMAGE_SUBSTITUTED));
+        }
+
+        @Test
+        void commandAndEntrypointOmittedOrExactlyTheTemplates() {
+            plan.put("command", list("/bin/sh", "-c", "cat /etc/shadow"));
+            plan.put("entrypoint", list("/bin/sh"));
+            assertOnly(validate(), new Violation("command", Rules.COMMAND_MISMATCH),
+                    new Violation("entrypoint", Rules.ENTRYPOINT_MISMATCH));
+            plan.put("command", list("/bin/httpd", "-f", "-v", "-p", "8080", "-h", "/"));
+            plan.put("entrypoint", list());
+            assertOnly(validate(), new Violation("command", Rules.COMMAND_MISMATCH),
+                    new Violation("entrypoint", Rules.ENTRYPOINT_MISMATCH));
+        }
+
+        @Test
+        void capAddMustEqualTheTemplates() {
+            plan.put("capAdd", list("SYS_ADMIN"));
+            assertOnly(validate(), new Violation("capAdd", Rules.CAP_ADD_MISMATCH));
+            plan.put("capAdd", list("CHOWN"));
+            assertOnly(validate(), new Violation("capAdd", Rules.CAP_ADD_MISMATCH));
+        }
+
+        @Test
+        void envKeysMustBeDeclaredAndValuesMatchTheirPattern() {
+            plan.put("env", map("GREETING", "$(reboot)", "LD_PRELOAD", "/tmp/x.so", "bad key", "v"));
+            assertOnly(validate(), new Violation("env.GREETING", Rules.ENV_PATTERN),
+                    new Violation("env.LD_PRELOAD", Rules.UNDECLARED_ENV), new Violation("env", Rules.UNDECLARED_ENV));
+            plan.put("env", map("GREETING", "x".repeat(65)));
+            assertOnly(validate(), new Violation("env.GREETING", Rules.ENV_PATTERN));
+            plan.put("env", map());
+            ok(validate());
+        }
+
+        @Test
+        void aRequiredEnvKeyMustBePresent() throws Exception {
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            sub(t, "env").put("TOKEN", map("pattern", "[a-z]{8}", "required", true));
+            PlanPolicy p = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            assertOnly(p.validate(json(plan), ValidationContext.EMPTY), new Violation("env.TOKEN", Rules.MISSING_ENV));
+            sub(plan, "env").put("TOKEN", "abcdefgh");
+            ok(p.validate(json(plan), ValidationContext.EMPTY));
+        }
+    }
+
+    @Nested
+    class Mounts {
+        @Test
+        void targetsMustBeDeclaredAndEachDeclaredMountPresentOnce() throws IOException {
+            Path etc = Files.createDirectories(f.instances.resolve("demo-0001/etc"));
+            Fixture.items(plan, "mounts").add(map("source", etc.toString(), "target", "/etc", "readOnly", true));
+            assertOnly(validate(), new Violation("mounts[1].target", Rules.UNDECLARED_MOUNT));
+
+            plan = f.demoPlan();
+            Fixture.items(plan, "mounts").add(map("source", etc.toString(), "target", "/data", "readOnly",
+                    false));
+            assertOnly(validate(), new Violation("mounts[1].target", Rules.DUPLICATE_MOUNT));
+
+            plan.put("mounts", list());
+            assertOnly(validate(), new Violation("mounts", Rules.MISSING_MOUNT));
+        }
+
+        @Test
+        void theReadOnlyFlagIsTheTemplates() {
+            at(plan, "mounts", 0).put("readOnly", true);
+            assertOnly(validate(), new Violation("mounts[0].readOnly", Rules.READ_ONLY_MISMATCH));
+        }
+
+        @Test
+        void sourcesMustBeAbsolute() {
+            source(f.dir.relativize(f.data));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_ABSOLUTE));
+        }
+
+        @Test
+        void pathTraversalIsRejectedBeforeAnyResolution() {
+            source(f.data + "/../../../../outside");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.DOT_SEGMENT));
+            source(f.instances + "/./demo-0001/data");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.DOT_SEGMENT));
+            source(f.instances + "/demo-0001/data/..");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.DOT_SEGMENT));
+        }
+
+        @Test
+        void emptySegmentsAndControlCharactersAreRejected() {
+            source(f.instances + "//demo-0001/data");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.EMPTY_SEGMENT));
+            source(f.data + "/");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.EMPTY_SEGMENT));
+            source(f.data + "\u0000/x");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.INVALID_PATH));
+        }
+
+        @Test
+        void sourcesMustExist() {
+            source(f.instances.resolve("demo-0001/nothing"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_FOUND));
+        }
+
+        @Test
+        void sourcesOutsideTheRootAndTheRootItselfAreRejected() {
+            source(f.outside);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+            source(f.instances);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void aSiblingWithTheRootAsPrefixIsNotBelowIt() throws IOException {
+            Path evil = Files.createDirectories(f.dir.resolve("srv/instances-evil/data"));
+            assertTrue(evil.toString().startsWith(f.instances.toString()), "same string prefix");
+            source(evil);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void anAbsoluteSymlinkOutOfTheRootIsAnEscape() throws IOException {
+            Path link = Files.createSymbolicLink(f.instances.resolve("demo-0001/abs"), f.outside);
+            source(link);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+            Path fileLink = Files.createSymbolicLink(f.instances.resolve("demo-0001/passwd"), Path.of("/etc/passwd"));
+            source(fileLink);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void aRelativeSymlinkOutOfTheRootIsAnEscape() throws IOException {
+            Path link = Files.createSymbolicLink(f.instances.resolve("demo-0001/rel"), Path.of("../../../outside"));
+            assertEquals(f.outside, link.toRealPath());
+            source(link);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void aSymlinkInAMiddleComponentIsAnEscape() throws IOException {
+            Files.createDirectories(f.outside.resolve("deep/data"));
+            Files.createSymbolicLink(f.instances.resolve("mid"), f.outside.resolve("deep"));
+            source(f.instances + "/mid/data");
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void aSymlinkToTheSiblingPrefixRootIsAnEscape() throws IOException {
+            Path evil = Files.createDirectories(f.dir.resolve("srv/instances-evil/data"));
+            source(Files.createSymbolicLink(f.instances.resolve("demo-0001/sib"), evil));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+        }
+
+        @Test
+        void aSymlinkStayingInsideTheRootIsResolvedInTheSpec() throws IOException {
+            Path link = Files.createSymbolicLink(f.instances.resolve("current"), f.data);
+            source(link);
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            assertEquals(f.data.toString(), a.spec().mounts().get(0).source(), "the real path, never the link");
+            assertEquals(link.toString(), a.plan().mounts().get(0).source());
+        }
+
+        @Test
+        void theDockerSocketIsNeverASource() throws IOException {
+            source(f.socket);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
+                    new Violation("mounts[0].source", Rules.NOT_REGULAR));
+            source(f.socketDir);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET));
+            source(Files.createSymbolicLink(f.instances.resolve("demo-0001/sock"), f.socket));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
+                    new Violation("mounts[0].source", Rules.NOT_REGULAR));
+            // An ancestor of the socket's folder would expose it too.
+            source(f.dir.resolve("run"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET));
+        }
+
+        @Test
+        void theDataDirectoryIsNeverASource() throws IOException {
+            source(Files.createSymbolicLink(f.instances.resolve("demo-0001/agent"), f.dataDir));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DATA_DIR));
+        }
+
+        @Test
+        void aSocketOrDeviceBelowTheRootIsNotMountable() throws IOException {
+            source(Files.createSymbolicLink(f.instances.resolve("demo-0001/null"), Path.of("/dev/null")));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.NOT_REGULAR));
+            Path sock = f.instances.resolve("demo-0001/other.sock");
+            try (var ch = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                ch.bind(java.net.UnixDomainSocketAddress.of(sock));
+                source(sock);
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_REGULAR));
+            }
+        }
+
+        @Test
+        void theTemplatesRootMustBeConfigured() throws Exception {
+            Map<String, Object> config = f.configMap();
+            config.put("allowedRoots", map("other", f.instances.toString()));
+            policy = policyWith(config);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.ROOT_NOT_CONFIGURED));
+        }
+
+        @Test
+        void aSymlinkedRootIsComparedByItsRealPath() throws Exception {
+            Path alias = Files.createSymbolicLink(f.dir.resolve("alias"), f.dir.resolve("srv"));
+            Map<String, Object> config = f.configMap();
+            config.put("allowedRoots", map("instances", alias + "/instances"));
+            policy = policyWith(config);
+            ok(validate());
+            source(alias + "/instances/demo-0001/data");
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            assertEquals(f.data.toString(), a.spec().mounts().get(0).source());
+        }
+    }
+
+    @Nested
+    class Revalidation {
+        @Test
+        void anUnchangedSourcePasses() {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan())));
+            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan(), a.spec().mounts())));
+        }
+
+        @Test
+        void aVanishedSourceFails() throws IOException {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            Files.delete(f.data);
+            assertOnly(policy.revalidateMounts(a.plan()), new Violation("mounts[0].source", Rules.NOT_FOUND));
+        }
+
+        @Test
+        void aSourceSwappedForAnEscapingSymlinkFails() throws IOException {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            Files.delete(f.data);
+            Files.createSymbolicLink(f.data, Path.of("/"));
+            assertOnly(policy.revalidateMounts(a.plan()), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
+                    new Violation("mounts[0].source", Rules.DATA_DIR));
+            assertViolation(policy.revalidateMounts(a.plan(), a.spec().mounts()), "mounts[0].source",
+                    Rules.OUTSIDE_ALLOWED_ROOT);
+        }
+
+        @Test
+        void aSourceRedirectedToAnotherInstanceIsAChange() throws IOException {
+            Path other = Files.createDirectories(f.instances.resolve("other-0001/data"));
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            Files.delete(f.data);
+            Files.createSymbolicLink(f.data, other);
+            assertEquals(List.of(new ContainerSpec.BindMount(other.toString(), "/data", false)),
+                    ok(policy.revalidateMounts(a.plan())), "still below the root, so the rule alone passes");
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts()),
+                    new Violation("mounts[0].source", Rules.MOUNT_CHANGED));
+        }
+
+        @Test
+        void aLinkInsertedAboveTheCreatedPathIsAChange() throws IOException {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            Path moved = f.dir.resolve("srv/instances/moved");
+            Files.move(f.instances.resolve("demo-0001"), moved);
+            Files.createSymbolicLink(f.instances.resolve("demo-0001"), moved);
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts()),
+                    new Violation("mounts[0].source", Rules.MOUNT_CHANGED));
+        }
+    }
+
+    @Nested
+    class Ports {
+        @Test
+        void namesMustBeDeclaredOnce() {
+            at(plan, "ports", 0).put("name", "admin");
+            assertOnly(validate(), new Violation("ports[0].name", Rules.UNDECLARED_PORT));
+            plan = f.demoPlan();
+            Fixture.items(plan, "ports").add(map("name", "http", "containerPort", 8080, "protocol", "tcp",
+                    "hostIp", "127.0.0.1", "hostPort", 20081));
+            assertOnly(validate(), new Violation("ports[1].name", Rules.DUPLICATE_PORT));
+        }
+
+        @Test
+        void containerPortAndProtocolAreTheTemplates() {
+            at(plan, "ports", 0).put("containerPort", 22);
+            at(plan, "ports", 0).put("protocol", "udp");
+            assertOnly(validate(), new Violation("ports[0].containerPort", Rules.CONTAINER_PORT_MISMATCH),
+                    new Violation("ports[0].protocol", Rules.PROTOCOL_MISMATCH));
+            at(plan, "ports", 0).put("containerPort", 70000);
+            at(plan, "ports", 0).put("protocol", "TCP");
+            assertOnly(validate(), new Violation("ports[0].containerPort", Rules.PORT_OUT_OF_RANGE),
+                    new Violation("ports[0].protocol", Rules.PROTOCOL_MISMATCH));
+        }
+
+        @Test
+        void hostPortInsideTheAdministratorsRange() {
+            for (long port : new long[] {80, 19999, 40001, 0, 65536, -1}) {
+                at(plan, "ports", 0).put("hostPort", port);
+                assertOnly(validate(), new Violation("ports[0].hostPort", Rules.PORT_OUT_OF_RANGE));
+            }
+            at(plan, "ports", 0).put("hostPort", 40000);
+            ok(validate());
+        }
+
+        @Test
+        void hostIpMustBeApproved() {
+            for (String ip : List.of("10.0.0.1", "::", "0.0.0.0 ", "localhost")) {
+                at(plan, "ports", 0).put("hostIp", ip);
+                assertOnly(validate(), new Violation("ports[0].hostIp", Rules.HOST_IP_NOT_APPROVED));
+            }
+            at(plan, "ports", 0).put("hostIp", "127.0.0.1");
+            ok(validate());
+        }
+
+        @Test
+        void aPortOfAnotherRegisteredInstanceConflicts() {
+            var ctx = new ValidationContext(Set.of(),
+                    Map.of("other-0001", List.of(new HostPort("127.0.0.1", 20080, Protocol.TCP))));
+            Outcome.Failed<?> failed = assertInstanceOf(Outcome.Failed.class, validate(ctx));
+            assertEquals(ProblemCode.PORT_CONFLICT, failed.code(), "only conflicts: 409 port_conflict");
+        }
+
+        @Test
+        void aPortDockerAlreadyPublishesConflicts() {
+            var ctx = new ValidationContext(Set.of(new HostPort("::", 20080, Protocol.TCP)), Map.of());
+            assertEquals(ProblemCode.PORT_CONFLICT, ((Outcome.Failed<?>) validate(ctx)).code());
+        }
+
+        @Test
+        void duringAReplaceTheInstancesOwnBindingsDoNotCount() {
+            var ctx = new ValidationContext(Set.of(), Map.of("demo-0001", List.of(DEMO_BINDING)));
+            ok(validate(ctx));
+        }
+
+        @Test
+        void otherProtocolsAndAddressesDoNotConflict() {
+            var ctx = new ValidationContext(Set.of(new HostPort("0.0.0.0", 20080, Protocol.UDP),
+                    new HostPort("0.0.0.0", 20081, Protocol.TCP)),
+                    Map.of("other-0001", List.of(new HostPort("0.0.0.0", 20079, Protocol.TCP))));
+            ok(validate(ctx));
+            at(plan, "ports", 0).put("hostIp", "127.0.0.1");
+            var specific = new ValidationContext(Set.of(new HostPort("10.1.1.1", 20080, Protocol.TCP)), Map.of());
+            ok(validate(specific));
+        }
+
+        @Test
+        void twoBindingsOfOnePlanConflict() throws Exception {
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            sub(t, "ports").put("metrics", map("containerPort", 9090, "protocol", "tcp"));
+            policy = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            Fixture.items(plan, "ports").add(map("name", "metrics", "containerPort", 9090, "protocol", "tcp",
+                    "hostIp", "127.0.0.1", "hostPort", 20080));
+            assertEquals(ProblemCode.PORT_CONFLICT, ((Outcome.Failed<?>) validate()).code());
+        }
+
+        @Test
+        void aConflictAmongOtherViolationsIsReportedAsAViolation() {
+            plan.put("user", "root");
+            var ctx = new ValidationContext(Set.of(DEMO_BINDING), Map.of());
+            assertOnly(validate(ctx), new Violation("ports[0].hostPort", Rules.PORT_CONFLICT),
+                    new Violation("user", Rules.USER_NOT_NUMERIC));
+        }
+    }
+
+    @Nested
+    class Resources {
+        @Test
+        void limitsInsideTheTemplatesBounds() {
+            Map<String, Object> r = sub(plan, "resources");
+            r.put("memoryBytes", 16777215);
+            r.put("nanoCpus", 1000000001);
+            r.put("pidsLimit", 0);
+            assertOnly(validate(), new Violation("resources.memoryBytes", Rules.RESOURCE_OUT_OF_BOUNDS),
+                    new Violation("resources.nanoCpus", Rules.RESOURCE_OUT_OF_BOUNDS),
+                    new Violation("resources.pidsLimit", Rules.RESOURCE_OUT_OF_BOUNDS));
+            r.put("memoryBytes", 536870913);
+            r.put("nanoCpus", 99999999);
+            r.put("pidsLimit", 257);
+            assertEquals(3, rejected(validate()).size());
+            r.put("memoryBytes", 16777216);
+            r.put("nanoCpus", 1000000000);
+            r.put("pidsLimit", 32);
+            ok(validate());
+        }
+
+        @Test
+        void limitsUnderTheAdministratorsMaximums() throws Exception {
+            Map<String, Object> config = f.configMap();
+            config.put("limits", map("memoryBytes", 33554432, "nanoCpus", 200000000, "pidsLimit", 40,
+                    "instances", 5));
+            policy = policyWith(config);
+            assertOnly(validate(), new Violation("resources.memoryBytes", Rules.OVER_ADMIN_LIMIT),
+                    new Violation("resources.nanoCpus", Rules.OVER_ADMIN_LIMIT),
+                    new Violation("resources.pidsLimit", Rules.OVER_ADMIN_LIMIT));
+        }
+    }
+
+    @Nested
+    class LabelsAndUser {
+        @Test
+        void atMost32Labels() {
+            Map<String, Object> labels = map();
+            for (int i = 0; i < 33; i++) {
+                labels.put("l" + i, "v");
+            }
+            plan.put("labels", labels);
+            assertOnly(validate(), new Violation("labels", Rules.TOO_MANY_LABELS));
+            labels.remove("l32");
+            ok(validate());
+        }
+
+        @Test
+        void reservedNamespacesInAnyCaseAreForged() {
+            plan.put("labels", map("io.dogama.managed", "false", "dogama.owner", "x", "io.dogama.plan-digest", "x"));
+            assertOnly(validate(), new Violation("labels.io.dogama.managed", Rules.RESERVED_LABEL),
+                    new Violation("labels.dogama.owner", Rules.RESERVED_LABEL),
+                    new Violation("labels.io.dogama.plan-digest", Rules.RESERVED_LABEL));
+            plan.put("labels", map("IO.DOGAMA.instance-id", "other-0001", "Dogama.x", "y"));
+            assertOnly(validate(), new Violation("labels.IO.DOGAMA.instance-id", Rules.RESERVED_LABEL),
+                    new Violation("labels.IO.DOGAMA.instance-id", Rules.LABEL_KEY),
+                    new Violation("labels.Dogama.x", Rules.RESERVED_LABEL),
+                    new Violation("labels.Dogama.x", Rules.LABEL_KEY));
+        }
+
+        @Test
+        void labelKeySyntax() {
+            plan.put("labels", map("Owner", "a", "-x", "b", "a b", "c", "x.", "d"));
+            assertOnly(validate(), new Violation("labels.Owner", Rules.LABEL_KEY),
+                    new Violation("labels.-x", Rules.LABEL_KEY), new Violation("labels", Rules.LABEL_KEY),
+                    new Violation("labels.x.", Rules.LABEL_KEY));
+        }
+
+        @Test
+        void labelValuesAreBoundedAndPrintable() {
+            plan.put("labels", map("a", "x".repeat(257), "b", "line\nbreak", "c", "bidi\u202eoverride", "d",
+                    "\ud83d\ude00".repeat(256), "e", "x".repeat(256)));
+            assertOnly(validate(), new Violation("labels.a", Rules.LABEL_VALUE),
+                    new Violation("labels.b", Rules.LABEL_VALUE), new Violation("labels.c", Rules.LABEL_VALUE));
+        }
+
+        @Test
+        void userNamesAreRefused() {
+            for (String u : List.of("nobody", "1000", "1000:", ":1000", "-1:0", "01:1", "1000:staff", " 1:1")) {
+                plan.put("user", u);
+                assertOnly(validate(), new Violation("user", Rules.USER_NOT_NUMERIC));
+            }
+        }
+
+        @Test
+        void userIdsAreBounded() {
+            for (String u : List.of("2147483648:1", "1:2147483648", "99999999999999999999:1")) {
+                plan.put("user", u);
+                assertOnly(validate(), new Violation("user", Rules.USER_OUT_OF_RANGE));
+            }
+            plan.put("user", "2147483647:2147483647");
+            ok(validate());
+            plan.put("user", "1000:0");
+            ok(validate());
+        }
+
+        @Test
+        void uidZeroOnlyWhenTheAdministratorAllowsIt() throws Exception {
+            plan.put("user", "0:0");
+            assertOnly(validate(), new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+            Map<String, Object> config = f.configMap();
+            config.put("allowRootUser", true);
+            policy = policyWith(config);
+            ok(validate());
+        }
+
+        @Test
+        void withoutAUserTheImagesUserMustNotBeRoot() throws Exception {
+            plan.remove("user");
+            ok(approve(Fixture.demoImage()));
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000")));
+            for (String imageUser : List.of("", "root", "0", "0:0", "nobody", "00")) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                        new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+            }
+            Map<String, Object> config = f.configMap();
+            config.put("allowRootUser", true);
+            policy = policyWith(config);
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "")));
+        }
+    }
+
+    @Nested
+    class Networks {
+        @Test
+        void atLeastOneNetwork() {
+            plan.put("networks", list());
+            assertOnly(validate(), new Violation("networks", Rules.MISSING_NETWORK));
+        }
+
+        @Test
+        void hostContainerAndUnapprovedNetworksAreRefused() {
+            plan.put("networks", list("host", "none", "bridge", "container:dogama-other-0001", "default",
+                    "dogama-unapproved", "HOST"));
+            assertOnly(validate(), new Violation("networks[0]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[1]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[2]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[3]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[4]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[5]", Rules.NETWORK_NOT_APPROVED),
+                    new Violation("networks[6]", Rules.NETWORK_NOT_APPROVED));
+        }
+
+        @Test
+        void anyApprovedNetworkForDemoHttpEachOnce() {
+            plan.put("networks", list("dogama-web", "dogama-games"));
+            assertEquals(List.of("dogama-web", "dogama-games"), ok(approve(Fixture.demoImage())).spec().networks());
+            plan.put("networks", list("dogama-web", "dogama-web"));
+            assertOnly(validate(), new Violation("networks[1]", Rules.DUPLICATE_NETWORK));
+        }
+
+        @Test
+        void aTemplateMayNarrowTheApprovedNetworks() throws Exception {
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            t.put("networks", map("names", list("dogama-web")));
+            policy = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            assertOnly(validate(), new Violation("networks[0]", Rules.NETWORK_NOT_ALLOWED));
+            plan.put("networks", list("dogama-web"));
+            ok(validate());
+        }
+    }
+
+    @Nested
+    class CheckDisk {
+        @Test
+        void rootsAndPathsBelowThemPassInOrder() throws IOException {
+            Path link = Files.createSymbolicLink(f.instances.resolve("current"), f.data);
+            assertEquals(List.of(f.data, f.instances, f.data),
+                    ok(policy.checkPaths(List.of(f.data.toString(), f.instances.toString(), link.toString()))));
+        }
+
+        @Test
+        void oneToSixteenPaths() {
+            assertOnly(policy.checkPaths(List.of()), new Violation("paths", Rules.PATH_COUNT));
+            List<String> many = java.util.Collections.nCopies(17, f.data.toString());
+            assertOnly(policy.checkPaths(many), new Violation("paths", Rules.PATH_COUNT));
+            assertEquals(16, ok(policy.checkPaths(many.subList(0, 16))).size());
+        }
+
+        @Test
+        void everyPathRuleApplies() throws IOException {
+            Path evil = Files.createDirectories(f.dir.resolve("srv/instances-evil"));
+            Path escape = Files.createSymbolicLink(f.instances.resolve("escape"), Path.of("../../outside"));
+            List<String> paths = List.of(f.data.toString(), "srv/instances", f.instances + "/../outside",
+                    f.instances + "/missing", f.outside.toString(), evil.toString(), escape.toString(),
+                    f.socketDir.toString());
+            assertOnly(policy.checkPaths(paths), new Violation("paths[1]", Rules.NOT_ABSOLUTE),
+                    new Violation("paths[2]", Rules.DOT_SEGMENT), new Violation("paths[3]", Rules.NOT_FOUND),
+                    new Violation("paths[4]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[5]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[6]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[7]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[7]", Rules.DOCKER_SOCKET));
+        }
+    }
+
+    @Test
+    void everyViolationOfAPlanIsReported() {
+        plan.put("image", "evil/x:1");
+        plan.put("capAdd", list("SYS_ADMIN"));
+        source(f.outside);
+        at(plan, "ports", 0).put("hostIp", "10.0.0.1");
+        sub(plan, "resources").put("pidsLimit", 100000);
+        plan.put("labels", map("io.dogama.managed", "false"));
+        plan.put("user", "0:0");
+        plan.put("networks", list("host"));
+        List<Violation> v = rejected(validate());
+        assertEquals(9, v.size(), v::toString);
+        assertFalse(v.stream().anyMatch(x -> x.field().contains(f.outside.toString())), "no host path echoed");
+    }
+}
