@@ -114,10 +114,14 @@ public interface DockerEngine extends AutoCloseable {
      * a step after the create fails, the new container is removed before the failure propagates
      * (a cleanup failure is attached as suppressed).
      *
+     * <p>The spec's image must be an image ID ({@code sha256:<hex>}) or a reference pinned by
+     * digest: a tag could be moved between the agent's digest check and the create.
+     *
      * @param spec the approved container
      * @return the new container's ID
      * @throws IllegalArgumentException  if a value fails this module's own defensive checks (a
-     *                                   forbidden network mode, a relative mount path, ...)
+     *                                   forbidden network mode, a relative mount path, a tag-only
+     *                                   image, adding ALL capabilities, ...)
      * @throws DockerConflictException   if the name is taken
      * @throws DockerNotFoundException   if the image or a network does not exist
      * @throws DockerException           on any other failure

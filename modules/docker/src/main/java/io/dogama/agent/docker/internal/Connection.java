@@ -33,6 +33,7 @@ final class Connection implements AutoCloseable {
     private int lim;
     private int soTimeout = -1;
     private int exchanges;
+    private long receivedInExchange;
     private long idleSinceNanos;
     private byte[] line = new byte[256];
 
@@ -80,6 +81,12 @@ final class Connection implements AutoCloseable {
 
     void startExchange() {
         exchanges++;
+        receivedInExchange = 0;
+    }
+
+    /** @return bytes received since the current exchange started */
+    long receivedInExchange() {
+        return receivedInExchange;
     }
 
     void markIdle() {
@@ -131,6 +138,9 @@ final class Connection implements AutoCloseable {
             do {
                 n = in.read(dst, off, len);
             } while (n == 0);
+            if (n > 0) {
+                receivedInExchange += n;
+            }
             return n;
         } catch (SocketTimeoutException e) {
             throw new DockerTimeoutException("the engine went silent longer than the read timeout", e);

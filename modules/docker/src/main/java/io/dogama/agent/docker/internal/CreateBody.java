@@ -225,7 +225,7 @@ final class CreateBody {
     /** Defensive checks: the policy module decides; this module still refuses what it must never send. */
     static void check(ContainerSpec s) {
         Refs.container(s.name());
-        Refs.image(s.image());
+        Refs.pinnedImage(s.image());
         Set<String> networks = new HashSet<>();
         for (String n : s.networks()) {
             Refs.approvedNetwork(n);
@@ -246,7 +246,8 @@ final class CreateBody {
             throw new IllegalArgumentException("docker: invalid stop signal");
         }
         for (String c : s.capAdd()) {
-            if (!CAPABILITY.matcher(c).matches() || "ALL".equals(c.toUpperCase(Locale.ROOT))) {
+            String bare = c.startsWith("CAP_") ? c.substring(4) : c;
+            if (!CAPABILITY.matcher(c).matches() || "ALL".equals(bare.toUpperCase(Locale.ROOT))) {
                 throw new IllegalArgumentException("docker: invalid capability to add");
             }
         }

@@ -53,8 +53,9 @@ final class HttpTransport implements AutoCloseable {
 
     /**
      * Sends a request and hands the answer to {@code handler}. A reused connection that fails
-     * before the request is written, or (for a GET) ends before any answer byte, is replaced by a
-     * fresh one once: the engine closed it while idle and never saw the request.
+     * while the request is written, or (for a GET) ends or breaks before any answer byte, is
+     * replaced by a fresh one once: the engine closed it while it was idle. A POST or DELETE that
+     * may have reached the engine is never sent twice.
      */
     <T> T exchange(Request req, Deadline deadline, Duration silence, BodyHandler<T> handler) throws DockerException {
         byte[] bytes = req.encode();
@@ -62,20 +63,29 @@ final class HttpTransport implements AutoCloseable {
             Connection c = pool.acquire(deadline);
             boolean reusable = false;
             try {
-                boolean reused = c.reused();
+                boolean retryable = c.reused() && attempt == 0;
                 c.startExchange();
                 try {
                     c.write(bytes);
                 } catch (IOException e) {
-                    if (reused && attempt == 0) {
+                    if (retryable) {
                         LOG.log(Level.DEBUG, "docker: idle connection was closed; retrying on a new one");
                         continue;
                     }
                     throw new DockerUnavailableException("cannot send a request to the engine", e);
                 }
-                ResponseHead head = ResponseHead.read(c, limits.maxHeaderBytes(), deadline, silence);
+                ResponseHead head;
+                try {
+                    head = ResponseHead.read(c, limits.maxHeaderBytes(), deadline, silence);
+                } catch (DockerUnavailableException e) {
+                    if (retryable && req.idempotent() && c.receivedInExchange() == 0) {
+                        LOG.log(Level.DEBUG, "docker: idle connection broke unanswered; retrying on a new one");
+                        continue;
+                    }
+                    throw e;
+                }
                 if (head == null) {
-                    if (reused && attempt == 0 && req.idempotent()) {
+                    if (retryable && req.idempotent()) {
                         LOG.log(Level.DEBUG, "docker: idle connection ended unanswered; retrying on a new one");
                         continue;
                     }

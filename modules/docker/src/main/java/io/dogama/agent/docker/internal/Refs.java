@@ -74,6 +74,20 @@ final class Refs {
     }
 
     /**
+     * An image that cannot change under the agent: an image ID, or a reference pinned by digest.
+     * A tag alone is refused because it may be moved between the digest check and the create.
+     */
+    static String pinnedImage(String s) {
+        if (s != null && IMAGE_ID.matcher(s).matches()) {
+            return s;
+        }
+        if (parse(s).digest() == null) {
+            throw new IllegalArgumentException("docker: a container image must be an image ID or pinned by digest");
+        }
+        return s;
+    }
+
+    /**
      * A parsed reference.
      *
      * @param name   repository name

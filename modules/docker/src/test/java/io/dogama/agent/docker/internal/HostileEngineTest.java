@@ -1,0 +1,555 @@
+package io.dogama.agent.docker.internal;
+
+import static io.dogama.agent.docker.internal.FakeEngine.MARKER;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.dogama.agent.docker.DockerApiException;
+import io.dogama.agent.docker.DockerConflictException;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerLimits;
+import io.dogama.agent.docker.DockerProtocolException;
+import io.dogama.agent.docker.DockerTimeoutException;
+import io.dogama.agent.docker.DockerUnavailableException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The client against an engine that misbehaves on purpose: every failure is typed, arrives within
+ * the configured limits, carries no engine text, and leaves no connection behind.
+ */
+class HostileEngineTest {
+    static final Duration READ = Duration.ofMillis(300);
+    static final Duration REQUEST = Duration.ofSeconds(2);
+    static final int MAX_HEADER = 1024;
+    static final int MAX_BODY = 64 * 1024;
+    static final DockerLimits SMALL = new DockerLimits(Duration.ofSeconds(1), READ, REQUEST, Duration.ofSeconds(1),
+            Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024, 4096, 2, 4);
+
+    @TempDir
+    Path dir;
+    FakeEngine fake;
+    DockerEngine engine;
+
+    /** The scripted misbehaviour, chosen by the container name the test asks for. */
+    static FakeEngine.After hostile(FakeEngine.Received r, OutputStream out, InputStream in) throws IOException {
+        String t = r.target();
+        String scenario = t.startsWith("/v1.41/containers/") ? t.substring(18, t.indexOf('/', 18)) : t;
+        switch (scenario) {
+            case "endless-headers" -> {
+                out.write("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] h = ("X-Evil: " + MARKER + "\r\n").getBytes(StandardCharsets.US_ASCII);
+                while (true) {
+                    out.write(h);
+                }
+            }
+            case "huge-header-line" -> {
+                out.write(("HTTP/1.1 200 OK\r\nX-Evil: " + MARKER).getBytes(StandardCharsets.US_ASCII));
+                byte[] junk = new byte[4096];
+                java.util.Arrays.fill(junk, (byte) 'a');
+                while (true) {
+                    out.write(junk);
+                }
+            }
+            case "slow-headers" -> {
+                out.write("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                while (true) {
+                    out.write("X-A: b\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    sleepQuietly(100);
+                }
+            }
+            case "huge-length" -> {
+                out.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n{".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "endless-chunks" -> {
+                out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                byte[] chunk = ("2000\r\n" + "x".repeat(0x2000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+                while (true) {
+                    out.write(chunk);
+                }
+            }
+            case "bad-chunk-size" -> {
+                out.write(("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz" + MARKER + "\r\n{}\r\n0\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "chunk-without-crlf" -> {
+                out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}XX0\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "endless-chunk-line" -> {
+                out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                while (true) {
+                    out.write("0000000000".getBytes(StandardCharsets.US_ASCII));
+                }
+            }
+            case "truncated-body" -> {
+                out.write("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"Id\":".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.After.CLOSE;
+            }
+            case "length-and-chunked" -> {
+                out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "bad-status" -> {
+                out.write(("HTTP/1.1 2OO " + MARKER + "\r\nContent-Length: 2\r\n\r\n{}").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "not-http" -> {
+                out.write((MARKER + " 200 OK\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "interim" -> {
+                out.write("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "bare-lf" -> {
+                out.write("HTTP/1.1 200 OK\nContent-Length: 2\n\n{}".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "folded-header" -> {
+                out.write(("HTTP/1.1 200 OK\r\nX-A: b\r\n " + MARKER + "\r\nContent-Length: 2\r\n\r\n{}")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "never-answers" -> {
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "malformed-json" -> {
+                return FakeEngine.json(out, 200, "{\"Id\": " + MARKER + "}");
+            }
+            case "wrong-type" -> {
+                return FakeEngine.json(out, 200, "{\"Id\": [\"" + MARKER + "\"]}");
+            }
+            case "error-500" -> {
+                return FakeEngine.json(out, 500, "{\"message\":\"" + MARKER + " /etc/secret\"}");
+            }
+            case "until-close" -> {
+                out.write("HTTP/1.1 404 Not Found\r\n\r\n{\"message\":\"no\"}".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.After.CLOSE;
+            }
+            case "close-without-answer" -> {
+                return FakeEngine.After.CLOSE;
+            }
+            case "answer-then-close" -> {
+                FakeEngine.json(out, 404, "{\"message\":\"no\"}");
+                return FakeEngine.After.CLOSE;
+            }
+            default -> {
+                if (t.contains("/containers/conflicted/start")) {
+                    return FakeEngine.json(out, 409, "{\"message\":\"" + MARKER + "\"}");
+                }
+                if (t.contains("/containers/running/start") || t.contains("/containers/stopped/stop")) {
+                    return FakeEngine.empty(out, 304);
+                }
+                if (t.contains("/images/create")) {
+                    return pull(r, out);
+                }
+                return FakeEngine.json(out, 404, "{\"message\":\"" + MARKER + "\"}");
+            }
+        }
+    }
+
+    static FakeEngine.After pull(FakeEngine.Received r, OutputStream out) throws IOException {
+        out.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        if (r.target().contains("tag=error")) {
+            chunk(out, "{\"status\":\"Pulling\"}\r\n");
+            chunk(out, "{\"errorDetail\":{\"message\":\"" + MARKER + "\"},\"error\":\"" + MARKER + "\"}\r\n");
+        } else if (r.target().contains("tag=huge-message")) {
+            chunk(out, "{\"status\":\"" + "x".repeat(8000) + "\"}\r\n");
+        } else if (r.target().contains("tag=endless")) {
+            while (true) {
+                chunk(out, "{\"status\":\"Downloading\",\"progress\":\"[=>   ]\"}\r\n".repeat(100));
+            }
+        } else {
+            chunk(out, "{\"status\":\"Pulling from x\"}\r\n");
+            chunk(out, "{\"status\":\"Digest: sha256:" + "a".repeat(64) + "\"}\r\n");
+        }
+        out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return FakeEngine.After.KEEP;
+    }
+
+    static void chunk(OutputStream out, String s) throws IOException {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        out.write((Integer.toHexString(b.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(b);
+        out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+    }
+
+    static void sleepQuietly(long millis) throws IOException {
+        try {
+            Thread.sleep(millis); // the fake's pacing, not test synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        fake = new FakeEngine(dir.resolve("engine.sock"), HostileEngineTest::hostile);
+        engine = DockerEngine.connect(dir.resolve("engine.sock"), SMALL);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (engine != null) {
+            engine.close();
+        }
+        fake.close();
+    }
+
+    /** No exception in the chain carries engine text. */
+    static void assertClean(Throwable t) {
+        for (Throwable x = t; x != null; x = x.getCause()) {
+            assertFalse(String.valueOf(x.getMessage()).contains(MARKER), "engine text leaked: " + x);
+            assertFalse(String.valueOf(x.getMessage()).contains("/etc/secret"), "engine text leaked: " + x);
+            for (Throwable s : x.getSuppressed()) {
+                assertClean(s);
+            }
+        }
+        assertTrue(t.getMessage().startsWith("docker: "), t.getMessage());
+    }
+
+    static void await(BooleanSupplier condition, String what) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("not within 5 s: " + what);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    <T extends DockerException> T failsWithin(Class<T> type, Duration bound, String scenario) {
+        int before = fake.accepted.get();
+        long t0 = System.nanoTime();
+        T e = assertThrows(type, () -> engine.inspectContainer(scenario), scenario);
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertTrue(took.compareTo(bound) <= 0, scenario + " took " + took + ", bound " + bound);
+        assertClean(e);
+        SocketDockerEngine impl = (SocketDockerEngine) engine;
+        assertEquals(0, impl.transport().pool().idleCount(), "a broken connection was kept for reuse");
+        // Every connection the scenario used is over: nothing is left open.
+        int used = fake.accepted.get();
+        await(() -> fake.ended.get() >= used, "the client closes the broken connection");
+        // And the next request works, on a fresh connection.
+        try {
+            engine.ping();
+        } catch (DockerException ex) {
+            fail("ping after " + scenario + " failed", ex);
+        }
+        assertEquals(Math.max(before, 1) + 1, fake.accepted.get(), "the next request opened a new connection");
+        return e;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"endless-headers", "huge-header-line", "huge-length", "endless-chunks", "bad-chunk-size",
+        "chunk-without-crlf", "endless-chunk-line", "truncated-body", "length-and-chunked", "bad-status", "not-http",
+        "interim", "bare-lf", "folded-header"})
+    void aMalformedOrOversizedAnswerIsAProtocolError(String scenario) {
+        // Limits trip long before any timeout: well under the read timeout of 300 ms plus slack.
+        failsWithin(DockerProtocolException.class, Duration.ofMillis(1500), scenario);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"malformed-json", "wrong-type"})
+    void badJsonInAWellFramedAnswerIsAProtocolError(String scenario) throws DockerException {
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.inspectContainer(scenario)));
+        // The HTTP exchange itself ended cleanly, so its connection may serve the next request.
+        engine.ping();
+        assertEquals(1, fake.accepted.get());
+    }
+
+    @Test
+    void anEngineThatNeverAnswersTripsTheReadTimeout() {
+        long t0 = System.nanoTime();
+        failsWithin(DockerTimeoutException.class, READ.plusMillis(700), "never-answers");
+        assertTrue(System.nanoTime() - t0 >= READ.toNanos(), "failed before the read timeout");
+    }
+
+    @Test
+    void aSlowDripTripsTheRequestDeadline() {
+        long t0 = System.nanoTime();
+        // Each header comes within the read timeout; the whole-request deadline still ends it.
+        failsWithin(DockerTimeoutException.class, REQUEST.plusMillis(1000), "slow-headers");
+        assertTrue(System.nanoTime() - t0 >= REQUEST.toNanos() - 50_000_000L, "failed before the request deadline");
+    }
+
+    @Test
+    void engineErrorTextIsNeverCarried() throws Exception {
+        DockerApiException e = assertThrows(DockerApiException.class, () -> engine.inspectContainer("error-500"));
+        assertEquals(500, e.status());
+        assertClean(e);
+        DockerConflictException c = assertThrows(DockerConflictException.class,
+                () -> engine.startContainer("conflicted"));
+        assertClean(c);
+        assertEquals(Optional.empty(), engine.inspectContainer("missing"));
+        // The error answers were read to their end, so the one connection served them all.
+        assertEquals(1, fake.accepted.get());
+    }
+
+    @Test
+    void notModifiedOnStartAndStopIsSuccess() throws DockerException {
+        engine.startContainer("running");
+        engine.stopContainer("stopped", 1);
+        assertEquals(1, fake.receivedOn("/containers/running/start").size());
+        assertEquals(1, fake.receivedOn("/containers/stopped/stop?t=1").size());
+    }
+
+    @Test
+    void keepAliveConnectionsAreReused() throws DockerException {
+        for (int i = 0; i < 20; i++) {
+            engine.ping();
+        }
+        assertEquals(1, fake.accepted.get(), "one keep-alive connection for version and 20 pings");
+    }
+
+    @Test
+    void aBodyFramedByCloseIsReadButTheConnectionIsNotReused() throws DockerException {
+        assertEquals(Optional.empty(), engine.inspectContainer("until-close"));
+        engine.ping();
+        assertEquals(2, fake.accepted.get());
+    }
+
+    @Test
+    void aGetOnAConnectionTheEngineClosedWhileIdleIsRetriedOnce() throws DockerException {
+        assertEquals(Optional.empty(), engine.inspectContainer("answer-then-close"));
+        await(() -> fake.ended.get() >= 1, "the fake closed its end");
+        // The pooled connection is dead now; the ping must notice and use a new one.
+        engine.ping();
+        assertEquals(2, fake.accepted.get());
+    }
+
+    @Test
+    void aPostTheEngineDroppedIsNotRetried() {
+        assertThrows(DockerException.class, () -> engine.startContainer("close-without-answer"));
+        assertEquals(1, fake.receivedOn("/containers/close-without-answer/start").size(), "sent exactly once");
+    }
+
+    @Test
+    void pullFailsOnAnErrorMessageInTheStream() throws DockerException {
+        engine.pullImage("example.org/x:ok");
+        DockerApiException e = assertThrows(DockerApiException.class, () -> engine.pullImage("example.org/x:error"));
+        assertEquals(200, e.status());
+        assertClean(e);
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.pullImage("example.org/x:huge-message")));
+        long t0 = System.nanoTime();
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.pullImage("example.org/x:endless")));
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(2), "the stream limit trips before the deadline");
+        FakeEngine.Received ok = fake.receivedOn("/images/create").getFirst();
+        assertEquals("/v1.41/images/create?fromImage=example.org%2Fx&tag=ok", ok.target());
+    }
+
+    @Test
+    void aSaturatedClientWaitsOnlyTheConnectTimeout() throws Exception {
+        DockerLimits one = new DockerLimits(Duration.ofMillis(300), Duration.ofSeconds(3), Duration.ofSeconds(3),
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024,
+                4096, 1, 1);
+        try (DockerEngine single = DockerEngine.connect(dir.resolve("engine.sock"), one)) {
+            CompletableFuture<Void> hanging = CompletableFuture.runAsync(() -> {
+                try {
+                    single.inspectContainer("never-answers");
+                } catch (DockerException e) {
+                    // expected once the read timeout passes
+                }
+            });
+            await(() -> !fake.receivedOn("never-answers").isEmpty(), "the hanging request reached the fake");
+            long t0 = System.nanoTime();
+            assertThrows(DockerTimeoutException.class, single::ping);
+            long took = System.nanoTime() - t0;
+            assertTrue(took >= TimeUnit.MILLISECONDS.toNanos(250) && took < TimeUnit.SECONDS.toNanos(2),
+                    "waited " + took / 1_000_000 + " ms");
+            hanging.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aClosedClientRefusesWork() {
+        engine.close();
+        assertThrows(DockerUnavailableException.class, engine::ping);
+    }
+
+    @Test
+    void hostileAnswersLeakNoFileDescriptors() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            hostileRound();
+        }
+        long before = openFds();
+        for (int i = 0; i < 10; i++) {
+            hostileRound();
+        }
+        int accepted = fake.accepted.get();
+        await(() -> fake.ended.get() >= accepted - 1, "every broken connection closed");
+        long after = openFds();
+        // 10 rounds x 5 broken connections (x2 ends in this process) would show as +100.
+        assertTrue(after - before <= 4, "descriptors before " + before + ", after " + after);
+    }
+
+    private void hostileRound() {
+        for (String s : new String[] {"endless-headers", "huge-length", "bad-chunk-size", "truncated-body",
+            "malformed-json"}) {
+            assertThrows(DockerProtocolException.class, () -> engine.inspectContainer(s));
+        }
+    }
+
+    static long openFds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    @Test
+    void aCreateWhoseNetworkConnectFailsRemovesTheContainer() throws Exception {
+        fake.close();
+        engine.close();
+        String id = "c".repeat(64);
+        String netId = "d".repeat(64);
+        fake = new FakeEngine(dir.resolve("engine2.sock"), (r, out, in) -> {
+            if (r.target().startsWith("/v1.41/networks/") && r.method().equals("GET")) {
+                return FakeEngine.json(out, 200, "{\"Id\":\"" + netId + "\",\"Name\":\"n\",\"Driver\":\"bridge\"}");
+            }
+            if (r.target().startsWith("/v1.41/containers/create?name=dogama-x")) {
+                return FakeEngine.json(out, 201, "{\"Id\":\"" + id + "\",\"Warnings\":[]}");
+            }
+            if (r.target().equals("/v1.41/networks/" + netId + "/connect")) {
+                return FakeEngine.json(out, 500, "{\"message\":\"" + MARKER + "\"}");
+            }
+            if (r.method().equals("DELETE")) {
+                return FakeEngine.empty(out, 204);
+            }
+            return FakeEngine.json(out, 400, "{}");
+        });
+        engine = DockerEngine.connect(dir.resolve("engine2.sock"), SMALL);
+        var spec = CreateBodyTest.sample("dogama-x", java.util.List.of("net-a", "net-b"));
+        DockerApiException e = assertThrows(DockerApiException.class, () -> engine.createContainer(spec));
+        assertEquals(500, e.status());
+        assertClean(e);
+        assertEquals("{\"Container\":\"" + id + "\",\"EndpointConfig\":{}}",
+                fake.receivedOn("/connect").getFirst().body());
+        assertEquals(java.util.List.of("/v1.41/containers/" + id + "?force=true&v=false&link=false"),
+                fake.received.stream().filter(r -> r.method().equals("DELETE")).map(FakeEngine.Received::target)
+                        .toList());
+    }
+
+    @Test
+    void anOldEngineIsAClearStartupError() throws Exception {
+        fake.versionJson("{\"Version\":\"19.03\",\"ApiVersion\":\"1.40\"}");
+        DockerUnavailableException e = assertThrows(DockerUnavailableException.class,
+                () -> DockerEngine.connect(dir.resolve("engine.sock"), SMALL));
+        assertTrue(e.getMessage().contains("1.40") && e.getMessage().contains("1.41"), e.getMessage());
+        fake.versionJson("{\"Version\":\"x\",\"ApiVersion\":\"" + MARKER + "\"}");
+        assertClean(assertThrows(DockerProtocolException.class,
+                () -> DockerEngine.connect(dir.resolve("engine.sock"), SMALL)));
+    }
+
+    @Test
+    void aNewerEngineIsSpokenToAtTheHighestSupportedVersion() throws Exception {
+        fake.versionJson("{\"Version\":\"28.0\",\"ApiVersion\":\"1.50\",\"MinAPIVersion\":\"1.24\"}");
+        try (DockerEngine newer = DockerEngine.connect(dir.resolve("engine.sock"), SMALL)) {
+            assertEquals("1.47", newer.version().negotiated());
+            newer.ping();
+            assertTrue(fake.received.stream().anyMatch(r -> r.target().equals("/v1.47/_ping")), fake.received.toString());
+        }
+    }
+
+    @Test
+    void aMissingSocketIsUnavailable() {
+        DockerUnavailableException e = assertThrows(DockerUnavailableException.class,
+                () -> DockerEngine.connect(dir.resolve("nothing.sock"), SMALL));
+        assertInstanceOf(IOException.class, e.getCause());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "../images/json", "a/b", "a?b=1", "a#b", "a%2Fb", "a b", "a\r\nX-Injected: 1", ".hidden",
+        "-flag", "..", "a:b", "é", "a\u0000b"})
+    void containerAndNetworkRefsThatCouldInjectAreNeverSent(String bad) {
+        int before = fake.received.size();
+        assertThrows(IllegalArgumentException.class, () -> engine.inspectContainer(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.startContainer(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.stopContainer(bad, 1));
+        assertThrows(IllegalArgumentException.class, () -> engine.restartContainer(bad, 1));
+        assertThrows(IllegalArgumentException.class, () -> engine.removeContainer(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.stats(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.inspectNetwork(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.renameContainer("ok", bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.renameContainer(bad, "ok"));
+        assertEquals(before, fake.received.size(), "nothing was sent");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "../x", "x/../y", "x/./y", "a//b", "/abs", "a:b:c", "a@sha256:123",
+        "a b", "a?x=1", "a#x", "a%2Fb", "a\r\nX: 1", "é", "case/Upper", "host:99999999/a"})
+    void imageRefsThatCouldInjectAreNeverSent(String bad) {
+        int before = fake.received.size();
+        assertThrows(IllegalArgumentException.class, () -> engine.inspectImage(bad));
+        assertThrows(IllegalArgumentException.class, () -> engine.pullImage(bad));
+        assertEquals(before, fake.received.size(), "nothing was sent");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", "a b", "a=b", "a\nb", "-x", "é", "a?b"})
+    void labelKeysThatCouldInjectAreNeverSent(String bad) {
+        int before = fake.received.size();
+        assertThrows(IllegalArgumentException.class, () -> engine.listContainersByLabel(bad, "v"));
+        assertEquals(before, fake.received.size(), "nothing was sent");
+    }
+
+    @Test
+    void labelFilterValuesAreEncodedNotInterpreted() throws Exception {
+        try (FakeEngine lists = new FakeEngine(dir.resolve("engine3.sock"),
+                (r, out, in) -> FakeEngine.json(out, 200, "[]"));
+                DockerEngine e = DockerEngine.connect(dir.resolve("engine3.sock"), SMALL)) {
+            assertEquals(java.util.List.of(), e.listContainersByLabel("io.dogama.instance-id", "x&all=false\"]}"));
+            assertEquals("/v1.41/containers/json?all=true&filters=%7B%22label%22%3A%5B%22io.dogama.instance-id%3D"
+                    + "x%26all%3Dfalse%5C%22%5D%7D%22%5D%7D", lists.receivedOn("/containers/json").getFirst().target());
+            int before = lists.received.size();
+            assertThrows(IllegalArgumentException.class, () -> e.listContainersByLabel("k", "a\nb"));
+            assertThrows(IllegalArgumentException.class, () -> e.listContainersByLabel("k", "x".repeat(257)));
+            assertThrows(IllegalArgumentException.class, () -> e.stopContainer("ok", -1));
+            assertThrows(IllegalArgumentException.class, () -> e.stopContainer("ok", 301));
+            assertEquals(before, lists.received.size(), "nothing was sent");
+        }
+    }
+}
