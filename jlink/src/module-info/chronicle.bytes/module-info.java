@@ -1,0 +1,16 @@
+module chronicle.bytes {
+    requires org.slf4j;
+
+    requires transitive chronicle.core;
+    requires transitive posix;
+
+    exports net.openhft.chronicle.bytes;
+    exports net.openhft.chronicle.bytes.algo;
+    exports net.openhft.chronicle.bytes.domestic;
+    exports net.openhft.chronicle.bytes.internal;
+    exports net.openhft.chronicle.bytes.internal.migration;
+    exports net.openhft.chronicle.bytes.pool;
+    exports net.openhft.chronicle.bytes.ref;
+    exports net.openhft.chronicle.bytes.render;
+    exports net.openhft.chronicle.bytes.util;
+}

@@ -1,0 +1,11 @@
+module chronicle.values {
+    requires chronicle.core;
+    requires com.squareup.javapoet;
+
+    requires transitive chronicle.bytes;
+    requires transitive java.compiler;
+    requires transitive net.openhft.compiler;
+
+    exports net.openhft.chronicle.values;
+    exports net.openhft.chronicle.values.internal;
+}

@@ -1,0 +1,3 @@
+module com.google.common.util.concurrent.internal {
+    exports com.google.common.util.concurrent.internal;
+}

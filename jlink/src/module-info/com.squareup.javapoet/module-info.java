@@ -1,0 +1,5 @@
+module com.squareup.javapoet {
+    requires transitive java.compiler;
+
+    exports com.squareup.javapoet;
+}

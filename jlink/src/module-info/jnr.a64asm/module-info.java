@@ -1,0 +1,3 @@
+module jnr.a64asm {
+    exports jnr.a64asm;
+}

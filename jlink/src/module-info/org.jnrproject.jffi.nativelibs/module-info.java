@@ -1,0 +1,2 @@
+module org.jnrproject.jffi.nativelibs {
+}

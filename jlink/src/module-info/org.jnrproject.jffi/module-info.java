@@ -1,0 +1,12 @@
+module org.jnrproject.jffi {
+    requires java.logging;
+
+    requires transitive jdk.unsupported;
+
+    // StubLoader reads libjffi from the class loader (jni/<arch>-<os>/); the jar holding it must be in
+    // the module graph, and nothing names it statically.
+    requires org.jnrproject.jffi.nativelibs;
+
+    exports com.kenai.jffi;
+    exports com.kenai.jffi.internal;
+}

@@ -1,0 +1,18 @@
+module squirrel.foundation {
+    requires mvel2;
+    requires org.apache.commons.lang3;
+    requires org.slf4j;
+
+    requires transitive com.google.common;
+    requires transitive java.xml;
+
+    exports org.squirrelframework.foundation.component;
+    exports org.squirrelframework.foundation.component.impl;
+    exports org.squirrelframework.foundation.event;
+    exports org.squirrelframework.foundation.exception;
+    exports org.squirrelframework.foundation.fsm;
+    exports org.squirrelframework.foundation.fsm.annotation;
+    exports org.squirrelframework.foundation.fsm.builder;
+    exports org.squirrelframework.foundation.fsm.impl;
+    exports org.squirrelframework.foundation.util;
+}
