@@ -144,6 +144,11 @@ public final class AdminConfigReader {
         }
     }
 
+    /** @return true if a path of one list contains or lies inside a path of the other, component-wise */
+    private static boolean overlap(List<Path> a, List<Path> b) {
+        return a.stream().anyMatch(x -> b.stream().anyMatch(y -> x.startsWith(y) || y.startsWith(x)));
+    }
+
     /**
      * The rules that need no file system: literal listen host, absolute clean paths, roots that are
      * not {@code /} and neither contain nor lie inside the Docker socket's folder or the data
@@ -166,10 +171,11 @@ public final class AdminConfigReader {
         if (!p.isEmpty()) {
             return p;
         }
-        Path socketReal = PathRules.resolveExisting(socket);
-        Path socketFolder = socketReal.getParent() == null ? socketReal : socketReal.getParent();
-        Path dataReal = PathRules.resolveExisting(dataDir);
-        Path secretReal = PathRules.resolveExisting(secret);
+        // Both the configured and the resolved form: a link must not hide a folder inside (or around) a root.
+        List<Path> socketFolders = PathRules.forms(socket).stream().map(s -> s.getParent() == null ? s : s.getParent())
+                .toList();
+        List<Path> dataDirs = PathRules.forms(dataDir);
+        List<Path> secrets = PathRules.forms(secret);
         if (roots.isEmpty()) {
             p.add("allowedRoots: empty");
         }
@@ -179,18 +185,18 @@ public final class AdminConfigReader {
                 p.add(field + ": " + Rules.NOT_ABSOLUTE);
                 return;
             }
-            Path r = PathRules.resolveExisting(root);
-            if (r.getNameCount() == 0) {
+            List<Path> forms = PathRules.forms(root);
+            if (forms.stream().anyMatch(r -> r.getNameCount() == 0)) {
                 p.add(field + ": is_filesystem_root");
                 return;
             }
-            if (r.startsWith(socketFolder) || socketFolder.startsWith(r)) {
+            if (overlap(forms, socketFolders)) {
                 p.add(field + ": " + Rules.DOCKER_SOCKET);
             }
-            if (r.startsWith(dataReal) || dataReal.startsWith(r)) {
+            if (overlap(forms, dataDirs)) {
                 p.add(field + ": " + Rules.DATA_DIR);
             }
-            if (secretReal.startsWith(r)) {
+            if (forms.stream().anyMatch(r -> secrets.stream().anyMatch(x -> x.startsWith(r)))) {
                 p.add(field + ": contains_secret_file");
             }
         });

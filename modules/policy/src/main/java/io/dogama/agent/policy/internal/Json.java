@@ -233,7 +233,7 @@ public sealed interface Json {
 
     /** Path syntax for violations: {@code a.b[0].c}; keys that are not plain are not echoed. */
     final class Paths {
-        private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+        private static final Pattern PLAIN_KEY = Pattern.compile("[A-Za-z0-9_./-]{1,64}");
 
         private Paths() {
         }

@@ -26,19 +26,28 @@ public final class PathRules {
     public static final int MAX_CHECK_PATHS = 16;
 
     private final AdminConfig config;
-    private final Path socket;
-    private final Path socketFolder;
-    private final Path dataDir;
+    private final List<Path> sockets;
+    private final List<Path> socketFolders;
+    private final List<Path> dataDirs;
 
     /**
      * @param config the administrator's configuration
      */
     public PathRules(AdminConfig config) {
         this.config = config;
-        this.socket = resolveExisting(config.dockerSocket());
-        Path parent = config.dockerSocket().toAbsolutePath().normalize().getParent();
-        this.socketFolder = parent == null ? socket : resolveExisting(parent);
-        this.dataDir = resolveExisting(config.dataDir());
+        this.sockets = forms(config.dockerSocket());
+        this.socketFolders = sockets.stream().map(s -> s.getParent() == null ? s : s.getParent()).toList();
+        this.dataDirs = forms(config.dataDir());
+    }
+
+    /**
+     * @param p an absolute path
+     * @return its normalized form and its best-effort real form (one entry when they are equal)
+     */
+    public static List<Path> forms(Path p) {
+        Path normalized = p.toAbsolutePath().normalize();
+        Path real = resolveExisting(p);
+        return normalized.equals(real) ? List.of(normalized) : List.of(normalized, real);
     }
 
     /**
@@ -208,10 +217,10 @@ public final class PathRules {
 
     private void forbidden(Path real, String field, List<Violation> out) {
         // Both directions: a source inside the socket folder, or one that contains it, exposes the socket.
-        if (real.equals(socket) || real.startsWith(socketFolder) || socketFolder.startsWith(real)) {
+        if (sockets.contains(real) || socketFolders.stream().anyMatch(s -> real.startsWith(s) || s.startsWith(real))) {
             out.add(new Violation(field, Rules.DOCKER_SOCKET));
         }
-        if (real.startsWith(dataDir) || dataDir.startsWith(real)) {
+        if (dataDirs.stream().anyMatch(d -> real.startsWith(d) || d.startsWith(real))) {
             out.add(new Violation(field, Rules.DATA_DIR));
         }
     }

@@ -1,0 +1,213 @@
+package io.dogama.agent.policy;
+
+import static io.dogama.agent.policy.Fixture.json;
+import static io.dogama.agent.policy.Fixture.list;
+import static io.dogama.agent.policy.Fixture.map;
+import static io.dogama.agent.policy.Fixture.sub;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The administrator configuration of SPEC section 11: its exact shape and every refusal. */
+class AdminConfigTest {
+    @TempDir
+    Path tmp;
+    Fixture f;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        f = new Fixture(tmp);
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        f.close();
+    }
+
+    private void assertRefused(String expected, Consumer<Map<String, Object>> change) {
+        Map<String, Object> config = f.configMap();
+        change.accept(config);
+        PolicyException e = assertThrows(PolicyException.class, () -> AdminConfig.parse(json(config)), expected);
+        assertTrue(e.getMessage().contains(expected), () -> "expected '" + expected + "' in " + e.getMessage());
+        assertTrue(e.getMessage().startsWith("policy: config: "), e.getMessage());
+    }
+
+    @Test
+    void parsesTheSpecShape() throws PolicyException {
+        AdminConfig c = f.config();
+        assertEquals(new AdminConfig.Listen("127.0.0.1", 8480), c.listen());
+        assertEquals(f.socket, c.dockerSocket());
+        assertEquals(Map.of("instances", f.instances), c.allowedRoots());
+        assertEquals(List.of("dogama-games", "dogama-web"), c.networks());
+        assertEquals(List.of("0.0.0.0", "127.0.0.1"), c.hostIps());
+        assertEquals(new AdminConfig.PortRange(20000, 40000), c.hostPorts());
+        assertEquals(new AdminConfig.Limits(8589934592L, 4000000000L, 1024, 200), c.limits());
+        assertFalse(c.allowRootUser());
+    }
+
+    @Test
+    void theSpecExampleFileParsesOnceItsPathsExist() throws IOException, PolicyException {
+        String example = """
+                {
+                  "listen": {"host": "0.0.0.0", "port": 8480},
+                  "dockerSocket": "/var/run/docker.sock",
+                  "secretFile": "/run/secrets/dogama-agent-hmac",
+                  "dataDir": "/var/lib/dogama-agent",
+                  "allowedRoots": {"instances": "ROOT"},
+                  "networks": ["dogama-games"],
+                  "hostIps": ["0.0.0.0"],
+                  "hostPorts": {"min": 20000, "max": 40000},
+                  "limits": {"memoryBytes": 8589934592, "nanoCpus": 4000000000, "pidsLimit": 1024, "instances": 200},
+                  "allowRootUser": false
+                }
+                """.replace("ROOT", f.instances.toString());
+        AdminConfig c = AdminConfig.parse(example.getBytes(StandardCharsets.UTF_8));
+        assertEquals(Path.of("/var/run/docker.sock"), c.dockerSocket());
+    }
+
+    @Test
+    void rootsAreResolvedToTheirRealPaths() throws IOException, PolicyException {
+        Path alias = Files.createSymbolicLink(tmp.resolve("alias"), f.instances);
+        Map<String, Object> config = f.configMap();
+        config.put("allowedRoots", map("instances", alias.toString()));
+        assertEquals(f.instances, AdminConfig.parse(json(config)).allowedRoots().get("instances"));
+    }
+
+    @Test
+    void unknownMissingDuplicateAndMistypedFieldsAreErrors() {
+        assertRefused("debug: unknown_field", c -> c.put("debug", true));
+        assertRefused("listen.tls: unknown_field", c -> sub(c, "listen").put("tls", false));
+        assertRefused("allowRootUser: missing_field", c -> c.remove("allowRootUser"));
+        assertRefused("limits.instances: missing_field", c -> sub(c, "limits").remove("instances"));
+        assertRefused("hostPorts.min: wrong_type", c -> sub(c, "hostPorts").put("min", "20000"));
+        assertRefused("dataDir: null_value", c -> c.put("dataDir", null));
+        PolicyException e = assertThrows(PolicyException.class, () -> AdminConfig.parse(
+                new String(json(f.configMap()), StandardCharsets.UTF_8).replaceFirst("\\{", "{\"allowRootUser\":true,")
+                        .getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains("allowRootUser: duplicate_key"), e.getMessage());
+        assertThrows(PolicyException.class, () -> AdminConfig.parse("{".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void theFilesystemRootIsNeverAnAllowedRoot() {
+        assertRefused("allowedRoots.instances: is_filesystem_root", c -> c.put("allowedRoots", map("instances", "/")));
+    }
+
+    @Test
+    void aRootMayNeitherContainNorLieInsideTheDockerSocketsFolder() {
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("allowedRoots",
+                map("instances", f.socketDir.toString())));
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("allowedRoots",
+                map("instances", f.dir.resolve("run").toString())));
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("allowedRoots", map("instances",
+                f.dir.toString())));
+    }
+
+    @Test
+    void aRootReachingTheSocketThroughASymlinkIsRefused() throws IOException {
+        Path link = Files.createSymbolicLink(tmp.resolve("innocent"), f.socketDir);
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("allowedRoots",
+                map("instances", link.toString())));
+        // ... and so is a socket path that reaches a root through a symlink.
+        Path sockLink = Files.createSymbolicLink(f.instances.resolve("docker.sock"), f.socket);
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("dockerSocket", sockLink.toString()));
+    }
+
+    @Test
+    void aRootMayNeitherContainNorLieInsideTheDataDirectory() throws IOException {
+        Path inside = Files.createDirectories(f.dataDir.resolve("instances"));
+        assertRefused("allowedRoots.instances: data_dir", c -> c.put("allowedRoots", map("instances",
+                inside.toString())));
+        assertRefused("allowedRoots.instances: data_dir", c -> c.put("dataDir", f.instances.resolve("agent")
+                .toString()));
+    }
+
+    @Test
+    void aRootMayNotContainTheSecretFile() {
+        assertRefused("allowedRoots.instances: contains_secret_file", c -> c.put("secretFile",
+                f.instances.resolve("hmac").toString()));
+    }
+
+    @Test
+    void rootsMustExistAsDirectoriesWithCleanAbsolutePaths() throws IOException {
+        assertRefused("allowedRoots.instances: not_found", c -> c.put("allowedRoots", map("instances",
+                tmp.resolve("nope").toString())));
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        assertRefused("allowedRoots.instances: not_a_directory", c -> c.put("allowedRoots", map("instances",
+                file.toString())));
+        assertRefused("allowedRoots.instances: not_absolute", c -> c.put("allowedRoots", map("instances", "srv")));
+        assertRefused("allowedRoots.instances: dot_segment", c -> c.put("allowedRoots", map("instances",
+                f.instances + "/../instances")));
+        assertRefused("allowedRoots: empty", c -> c.put("allowedRoots", map()));
+        assertRefused("allowedRoots.Bad_Name: invalid_root_name", c -> c.put("allowedRoots", map("Bad_Name",
+                f.instances.toString())));
+        assertRefused("dockerSocket: not_absolute", c -> c.put("dockerSocket", "docker.sock"));
+    }
+
+    @Test
+    void networksAreANonEmptyListOfApprovableNames() {
+        assertRefused("networks: empty", c -> c.put("networks", list()));
+        for (String n : List.of("host", "none", "bridge", "default", "container:x", "HOST", "bad name")) {
+            assertRefused("networks[0]: network_not_approved", c -> c.put("networks", list(n)));
+        }
+        assertRefused("networks[1]: duplicate_network", c -> c.put("networks", list("a", "a")));
+    }
+
+    @Test
+    void hostIpsAreLiteralAddresses() throws PolicyException {
+        for (String ip : List.of("localhost", "256.0.0.1", "1.2.3", "01.2.3.4", "[::1]", "fe80::1%eth0", "")) {
+            assertRefused("hostIps[0]: not_ip_literal", c -> c.put("hostIps", list(ip)));
+        }
+        assertRefused("hostIps: empty", c -> c.put("hostIps", list()));
+        assertRefused("listen.host: not_ip_literal", c -> sub(c, "listen").put("host", "example.com"));
+        Map<String, Object> config = f.configMap();
+        config.put("hostIps", list("::", "::1", "192.168.1.10"));
+        assertEquals(List.of("::", "::1", "192.168.1.10"), AdminConfig.parse(json(config)).hostIps());
+    }
+
+    @Test
+    void portsAndLimitsAreInRange() {
+        assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 40000, "max", 20000)));
+        assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 0, "max", 20000)));
+        assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 1, "max", 65536)));
+        assertRefused("listen.port: port_out_of_range", c -> sub(c, "listen").put("port", 0));
+        assertRefused("limits.memoryBytes: out_of_range", c -> sub(c, "limits").put("memoryBytes", 0));
+        assertRefused("limits.pidsLimit: out_of_range", c -> sub(c, "limits").put("pidsLimit", -1));
+        assertRefused("limits.instances: out_of_range", c -> sub(c, "limits").put("instances", 10001));
+    }
+
+    @Test
+    void everyProblemIsListed() {
+        Map<String, Object> config = f.configMap();
+        config.put("networks", list());
+        config.put("hostIps", list("x"));
+        config.put("allowedRoots", map("instances", "/"));
+        PolicyException e = assertThrows(PolicyException.class, () -> AdminConfig.parse(json(config)));
+        assertEquals(3, e.getMessage().split("; ").length, e.getMessage());
+    }
+
+    @Test
+    void theConstructorAppliesThePathRulesToo() throws PolicyException {
+        AdminConfig c = f.config();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new AdminConfig(c.listen(),
+                c.dockerSocket(), c.secretFile(), c.dataDir(), Map.of("all", Path.of("/")), c.networks(),
+                c.hostIps(), c.hostPorts(), c.limits(), false));
+        assertTrue(e.getMessage().contains("is_filesystem_root"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig(c.listen(), c.dockerSocket(),
+                c.secretFile(), c.dataDir(), c.allowedRoots(), List.of("host"), c.hostIps(), c.hostPorts(),
+                c.limits(), false));
+    }
+}
