@@ -27,6 +27,8 @@ final class ConnectionPool implements AutoCloseable {
     private final ArrayDeque<Connection> idle = new ArrayDeque<>();
     private boolean closed;
     private int opened;
+    private int inUse;
+    private int peakInUse;
 
     ConnectionPool(Path socket, DockerLimits limits) {
         this.socket = socket;
@@ -70,9 +72,13 @@ final class ConnectionPool implements AutoCloseable {
                 Duration connect = Duration.ofNanos(
                         Math.max(1_000_000, Math.min(limits.connectTimeout().toNanos(), deadline.remainingNanos())));
                 c = Connection.open(socket, connect);
-                synchronized (this) {
+            }
+            synchronized (this) {
+                if (!c.reused()) {
                     opened++;
                 }
+                inUse++;
+                peakInUse = Math.max(peakInUse, inUse);
             }
             return c;
         } catch (DockerException | RuntimeException e) {
@@ -85,6 +91,7 @@ final class ConnectionPool implements AutoCloseable {
     void release(Connection c, boolean reusable) {
         boolean keep;
         synchronized (this) {
+            inUse--;
             keep = reusable && !closed && idle.size() < limits.maxIdleConnections();
             if (keep) {
                 c.markIdle();
@@ -100,6 +107,11 @@ final class ConnectionPool implements AutoCloseable {
     /** @return connections opened so far (for tests of reuse) */
     synchronized int opened() {
         return opened;
+    }
+
+    /** @return most connections in use at once so far */
+    synchronized int peakInUse() {
+        return peakInUse;
     }
 
     /** @return idle connections now */

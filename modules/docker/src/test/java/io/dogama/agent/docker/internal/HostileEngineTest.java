@@ -166,6 +166,12 @@ class HostileEngineTest {
                 out.flush();
                 return FakeEngine.After.CLOSE;
             }
+            case "connection-close" -> {
+                out.write("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
             case "close-without-answer" -> {
                 return FakeEngine.After.CLOSE;
             }
@@ -351,6 +357,36 @@ class HostileEngineTest {
         assertEquals(Optional.empty(), engine.inspectContainer("until-close"));
         engine.ping();
         assertEquals(2, fake.accepted.get());
+    }
+
+    @Test
+    void connectionCloseIsHonoured() throws DockerException {
+        assertEquals(Optional.empty(), engine.inspectContainer("connection-close"));
+        await(() -> fake.ended.get() >= 1, "the client closed the connection the engine asked to close");
+        engine.ping();
+        assertEquals(2, fake.accepted.get());
+    }
+
+    @Test
+    void concurrentCallsShareAtMostMaxConnections() throws Exception {
+        try (var threads = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+            java.util.List<java.util.concurrent.Future<?>> all = new java.util.ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                all.add(threads.submit(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        assertEquals(Optional.empty(), engine.inspectContainer("missing"));
+                    }
+                    return null;
+                }));
+            }
+            for (var f : all) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        }
+        ConnectionPool pool = ((SocketDockerEngine) engine).transport().pool();
+        assertTrue(pool.peakInUse() <= SMALL.maxConnections(), "peak " + pool.peakInUse());
+        assertTrue(pool.idleCount() <= SMALL.maxIdleConnections(), "idle " + pool.idleCount());
+        assertEquals(401, fake.receivedOn("/").size(), "every call was answered once (plus /version)");
     }
 
     @Test

@@ -1,0 +1,2 @@
+/** A hand-run latency harness for the engine client. */
+package io.dogama.agent.docker.bench;
