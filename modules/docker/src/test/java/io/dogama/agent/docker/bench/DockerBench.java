@@ -37,7 +37,9 @@ public final class DockerBench {
     /** Default measured calls per operation. */
     static final int DEFAULT_ITERATIONS = 5000;
     /** Calls before measuring, so the JIT has compiled the client. */
-    static final int WARMUP = 3000;
+    static final int WARMUP = 5000;
+    /** Interleaved measuring rounds. */
+    static final int ROUNDS = 10;
     /** curl processes started for the spawn-per-request figure. */
     static final int CURL_SPAWNS = 100;
     /** URLs given to one curl process for the kept-alive figure. */
@@ -68,23 +70,27 @@ public final class DockerBench {
                     new Limits(64L << 20, 500_000_000L, 64), List.of(network), true, RestartPolicy.NO,
                     Optional.empty()));
             try {
-                Op ping = engine::ping;
-                Op inspect = () -> engine.inspectContainer(id).orElseThrow();
-                time(ping, WARMUP);
-                time(inspect, WARMUP);
-                long[] clientPing = time(ping, n);
-                long[] clientInspect = time(inspect, n);
                 String pingUrl = "http://d/v" + api + "/_ping";
                 String inspectUrl = "http://d/v" + api + "/containers/" + id + "/json";
-                long[] rawPing;
-                long[] rawInspect;
+                long[] clientPing = new long[0];
+                long[] clientInspect = new long[0];
+                long[] rawPing = new long[0];
+                long[] rawInspect = new long[0];
                 try (Raw raw = new Raw(socket)) {
+                    Op ping = engine::ping;
+                    Op inspect = () -> engine.inspectContainer(id).orElseThrow();
                     Op rp = () -> raw.get("/v" + api + "/_ping");
                     Op ri = () -> raw.get("/v" + api + "/containers/" + id + "/json");
-                    time(rp, WARMUP);
-                    time(ri, WARMUP);
-                    rawPing = time(rp, n);
-                    rawInspect = time(ri, n);
+                    for (Op op : List.of(ping, inspect, rp, ri)) {
+                        time(op, WARMUP);
+                    }
+                    // Interleaved rounds, so load from elsewhere on the machine hits both alike.
+                    for (int round = 0; round < ROUNDS; round++) {
+                        clientPing = concat(clientPing, time(ping, n / ROUNDS));
+                        rawPing = concat(rawPing, time(rp, n / ROUNDS));
+                        clientInspect = concat(clientInspect, time(inspect, n / ROUNDS));
+                        rawInspect = concat(rawInspect, time(ri, n / ROUNDS));
+                    }
                 }
                 long[] curlBatchPing = curlBatch(socket, pingUrl);
                 long[] curlBatchInspect = curlBatch(socket, inspectUrl);
@@ -106,6 +112,12 @@ public final class DockerBench {
     @FunctionalInterface
     interface Op {
         void call() throws DockerException;
+    }
+
+    static long[] concat(long[] a, long[] b) {
+        long[] r = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
     }
 
     static long[] time(Op op, int n) throws DockerException {
