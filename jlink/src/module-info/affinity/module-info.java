@@ -1,3 +1,4 @@
+// net.openhft:affinity: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module affinity {
     requires com.sun.jna.platform;
     requires java.logging;

@@ -1,3 +1,4 @@
+// net.openhft:chronicle-algorithms: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.algorithms {
     requires chronicle.core;
 

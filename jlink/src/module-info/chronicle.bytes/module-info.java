@@ -1,3 +1,4 @@
+// net.openhft:chronicle-bytes: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.bytes {
     requires org.slf4j;
 

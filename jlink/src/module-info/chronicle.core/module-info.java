@@ -1,3 +1,4 @@
+// net.openhft:chronicle-core: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.core {
     requires affinity;
     requires java.desktop;

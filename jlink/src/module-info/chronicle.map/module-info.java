@@ -1,3 +1,4 @@
+// net.openhft:chronicle-map: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.map {
     requires chronicle.threads;
     requires org.slf4j;

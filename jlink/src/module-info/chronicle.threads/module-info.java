@@ -1,3 +1,4 @@
+// net.openhft:chronicle-threads: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.threads {
     requires affinity;
 

@@ -1,3 +1,4 @@
+// net.openhft:chronicle-values: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.values {
     requires chronicle.core;
     requires com.squareup.javapoet;

@@ -1,3 +1,4 @@
+// net.openhft:chronicle-wire: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.wire {
     requires java.compiler;
     requires java.naming;

@@ -1,3 +1,4 @@
+// com.google.guava:guava: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module com.google.common {
     requires java.logging;
     requires jdk.unsupported;

@@ -1,3 +1,4 @@
+// net.java.dev.jna:jna-platform: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module com.sun.jna.platform {
     requires java.logging;
 

@@ -1,3 +1,4 @@
+// net.java.dev.jna:jna: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module com.sun.jna {
     requires java.logging;
 

@@ -1,3 +1,4 @@
+// org.mvel:mvel2: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module mvel2 {
     requires java.logging;
 

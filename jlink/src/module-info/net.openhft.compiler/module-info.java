@@ -1,3 +1,4 @@
+// net.openhft:compiler: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module net.openhft.compiler {
     requires java.management;
     requires jdk.unsupported;

@@ -1,3 +1,4 @@
+// com.github.jnr:jnr-constants: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module org.jnrproject.constants {
     exports jnr.constants;
     exports jnr.constants.platform;

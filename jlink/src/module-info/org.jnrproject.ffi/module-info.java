@@ -1,3 +1,4 @@
+// com.github.jnr:jnr-ffi: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module org.jnrproject.ffi {
     requires java.logging;
     requires jnr.a64asm;

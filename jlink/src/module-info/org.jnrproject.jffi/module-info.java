@@ -1,3 +1,4 @@
+// com.github.jnr:jffi: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module org.jnrproject.jffi {
     requires java.logging;
 

@@ -1,3 +1,4 @@
+// net.openhft:posix: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module posix {
     requires org.jnrproject.constants;
     requires org.slf4j;

@@ -1,3 +1,4 @@
+// org.squirrelframework:squirrel-foundation: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module squirrel.foundation {
     requires mvel2;
     requires org.apache.commons.lang3;
