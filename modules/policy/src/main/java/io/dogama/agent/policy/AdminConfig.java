@@ -10,9 +10,9 @@ import java.util.TreeMap;
 
 /**
  * The administrator's configuration (SPEC section 11). Obtain it from {@link #parse(byte[])}, which
- * checks everything, file system included; the canonical constructor only checks shape and the pure
- * path rules, so a hand-built config can never be laxer than the rules but may hold paths that were
- * not resolved (the validator then simply finds no source below them).
+ * checks everything and resolves the allowed roots; the canonical constructor checks the shape and
+ * the path rules on the paths as given (resolving them where they exist), so a hand-built config is
+ * never laxer than the rules, but its roots may be unresolved (then no real source lies below them).
  *
  * @param listen        address and port the HTTP server binds
  * @param dockerSocket  the Docker engine's Unix socket
@@ -49,7 +49,7 @@ public record AdminConfig(
     public static final int MAX_INSTANCES = 10_000;
 
     /**
-     * Copies collections (roots sorted by name) and applies the pure, file-system-free rules.
+     * Copies collections (roots sorted by name) and applies every rule that needs no parsing.
      *
      * @throws IllegalArgumentException listing every problem found
      */

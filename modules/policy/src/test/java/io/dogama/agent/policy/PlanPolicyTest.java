@@ -753,6 +753,19 @@ class PlanPolicyTest {
     }
 
     @Test
+    void dockerFieldsOutsideTheSchemaCannotBeSmuggledIn() {
+        for (String field : List.of("privileged", "devices", "securityOpt", "networkMode", "pidMode", "ipcMode",
+                "capDrop", "sysctls", "binds", "volumesFrom", "extraHosts", "runtime", "hostConfig", "Privileged")) {
+            plan = f.demoPlan();
+            plan.put(field, true);
+            assertOnly(validate(), new Violation(field, Rules.UNKNOWN_FIELD));
+        }
+        plan = f.demoPlan();
+        at(plan, "mounts", 0).put("type", "volume");
+        assertOnly(validate(), new Violation("mounts[0].type", Rules.UNKNOWN_FIELD));
+    }
+
+    @Test
     void everyViolationOfAPlanIsReported() {
         plan.put("image", "evil/x:1");
         plan.put("capAdd", list("SYS_ADMIN"));

@@ -150,7 +150,7 @@ public final class AdminConfigReader {
     }
 
     /**
-     * The rules that need no file system: literal listen host, absolute clean paths, roots that are
+     * The rules shared by the parser and the record's constructor: literal listen host, absolute clean paths, roots that are
      * not {@code /} and neither contain nor lie inside the Docker socket's folder or the data
      * directory and do not contain the secret file, approvable network names, literal host IPs. Paths
      * are compared in their best-effort real form ({@link PathRules#resolveExisting}).

@@ -13,11 +13,13 @@ public final class Names {
     public static final Pattern ROOT_NAME = Pattern.compile("[a-z][a-z0-9-]{0,31}");
     /** {@code sha256:<hex>} as used for image IDs and manifest digests. */
     public static final Pattern SHA256 = Pattern.compile("sha256:[0-9a-f]{64}");
+    private static final String LABEL = "[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?";
     private static final String COMPONENT = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
     /** A Docker image reference: optional registry host[:port], path, optional tag, optional digest. */
     public static final Pattern IMAGE_REFERENCE = Pattern.compile(
-            "(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*)"
-                    + "(?::[0-9]{1,5})?/)?" + COMPONENT + "(?:/" + COMPONENT + ")*"
+            // As Docker reads it: the first part is a registry only with a dot, a port, or "localhost".
+            "(?:(?:localhost|" + LABEL + "(?:\\." + LABEL + ")+|" + LABEL + "(?:\\." + LABEL + ")*:[0-9]{1,5})/)?"
+                    + COMPONENT + "(?:/" + COMPONENT + ")*"
                     + "(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?");
     private static final Pattern IPV4 = Pattern.compile(
             "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
