@@ -311,6 +311,7 @@ class DockerEngineIntegrationTest {
     @Test
     void statsOfARunningContainer() throws DockerException {
         String id = engine.createContainer(simple());
+        assertEquals(new ContainerStats(0, 0, 0, 0, 0, 0, 0, 0), engine.stats(id), "a container never started");
         engine.startContainer(id);
         ContainerStats first = engine.stats(id);
         assertTrue(first.memoryBytes() > 0, first.toString());
