@@ -8,11 +8,14 @@ import java.util.Objects;
  *
  * @param id          the image ID, {@code sha256:<hex>}
  * @param repoDigests the registry references by manifest digest, {@code name@sha256:<hex>}
+ * @param user        the image config's {@code User} ({@code Config.User}), empty string when unset;
+ *                    the policy refuses an image that may run as root when the plan names no user
  */
-public record ImageInfo(String id, List<String> repoDigests) {
-    /** Copies the list. */
+public record ImageInfo(String id, List<String> repoDigests, String user) {
+    /** Copies the list, rejects nulls. */
     public ImageInfo {
         Objects.requireNonNull(id, "id");
         repoDigests = List.copyOf(repoDigests);
+        Objects.requireNonNull(user, "user");
     }
 }

@@ -26,7 +26,7 @@ final class Views {
     }
 
     static ImageInfo image(Tree t) throws DockerProtocolException {
-        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"));
+        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"), t.objOrEmpty("Config").str("User", ""));
     }
 
     static NetworkInfo network(Tree t) throws DockerProtocolException {
