@@ -138,7 +138,7 @@ public record ContainerSpec(
      * Restart policy allowed by SPEC section 8.
      *
      * @param mode       the mode
-     * @param maxRetries retries for {@link Mode#ON_FAILURE}, 0..10; 0 otherwise
+     * @param maxRetries retries for {@link Mode#ON_FAILURE}, 1..10; 0 otherwise
      */
     public record RestartPolicy(Mode mode, int maxRetries) {
         /** The policy that never restarts. */
@@ -147,7 +147,9 @@ public record ContainerSpec(
         /** Validates the retry bound. */
         public RestartPolicy {
             Objects.requireNonNull(mode, "mode");
-            if (maxRetries < 0 || maxRetries > 10 || (mode != Mode.ON_FAILURE && maxRetries != 0)) {
+            // Docker reads on-failure with 0 retries as "unlimited", so on-failure needs 1..10.
+            boolean valid = mode == Mode.ON_FAILURE ? maxRetries >= 1 && maxRetries <= 10 : maxRetries == 0;
+            if (!valid) {
                 throw new IllegalArgumentException("core: invalid restart policy");
             }
         }
