@@ -1,7 +1,7 @@
 package io.dogama.agent.http;
 
 import io.dogama.agent.auth.Authenticator;
-import io.dogama.agent.http.internal.Servers;
+import io.dogama.agent.http.internal.Listener;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.helidon.webserver.WebServer;
 import java.util.Objects;
@@ -15,11 +15,13 @@ import java.util.Objects;
 public final class AgentServer {
     private static final System.Logger LOG = System.getLogger(AgentServer.class.getName());
 
+    private final Listener listener;
     private final WebServer server;
     private final HttpLimits limits;
 
-    private AgentServer(WebServer server, HttpLimits limits) {
-        this.server = server;
+    private AgentServer(Listener listener, HttpLimits limits) {
+        this.listener = listener;
+        this.server = listener.server();
         this.limits = limits;
     }
 
@@ -33,7 +35,7 @@ public final class AgentServer {
         Objects.requireNonNull(ops, "ops");
         Objects.requireNonNull(authenticator, "authenticator");
         Objects.requireNonNull(limits, "limits");
-        return new AgentServer(Servers.build(ops, authenticator, limits), limits);
+        return new AgentServer(Listener.create(ops, authenticator, limits), limits);
     }
 
     /**
@@ -64,12 +66,12 @@ public final class AgentServer {
 
     /** Stops listening and closes every connection; requests in progress get the shutdown grace period. */
     public void stop() {
-        server.stop();
+        listener.stop();
     }
 
     private void stopQuietly() {
         try {
-            server.stop();
+            listener.stop();
         } catch (RuntimeException suppressed) {
             LOG.log(System.Logger.Level.DEBUG, "http: stop after a failed start also failed", suppressed);
         }

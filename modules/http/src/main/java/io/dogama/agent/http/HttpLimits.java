@@ -12,17 +12,17 @@ import java.util.Objects;
  *                              section 3), at most that
  * @param maxRequestLineBytes   longest request line; default {@value #DEFAULT_MAX_REQUEST_LINE_BYTES}
  * @param maxHeaderBytes        largest header block; default {@value #DEFAULT_MAX_HEADER_BYTES}
- * @param readTimeout           longest wait for the next bytes from a client while reading a request line,
- *                              headers or body; a stalled client is disconnected after it; default
- *                              {@link #DEFAULT_READ_TIMEOUT}
- * @param idleTimeout           how long a kept-alive connection may wait for its next request; default
- *                              {@link #DEFAULT_IDLE_TIMEOUT}
+ * @param requestTimeout        the time a client has, from connecting and again from the end of each response,
+ *                              to deliver its complete next request (line, headers and body); a client that
+ *                              is slower, stalls, or keeps an idle connection open longer is disconnected;
+ *                              the agent's own work on a request is not counted; default
+ *                              {@link #DEFAULT_REQUEST_TIMEOUT}
  * @param maxConnections        open TCP connections at most; default {@value #DEFAULT_MAX_CONNECTIONS}
  * @param maxConcurrentRequests requests processed at once at most, further ones get 503 {@code busy}; default
  *                              {@value #DEFAULT_MAX_CONCURRENT_REQUESTS}
  */
 public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequestLineBytes, int maxHeaderBytes,
-        Duration readTimeout, Duration idleTimeout, int maxConnections, int maxConcurrentRequests) {
+        Duration requestTimeout, int maxConnections, int maxConcurrentRequests) {
 
     /** 64 KiB, SPEC section 3. */
     public static final int DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -30,10 +30,8 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
     public static final int DEFAULT_MAX_REQUEST_LINE_BYTES = 2048;
     /** 8 KiB of headers: the three authentication headers need about 200 bytes. */
     public static final int DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
-    /** 5 s between two reads from a client. */
-    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(5);
-    /** 30 s of keep-alive idleness. */
-    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+    /** 10 s to deliver a request of at most 64 KiB, or to keep an idle connection. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** 64 connections: the only client is the control plane. */
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
     /** 32 requests in progress at once. */
@@ -48,8 +46,7 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
      */
     public HttpLimits {
         Objects.requireNonNull(host, "host");
-        Objects.requireNonNull(readTimeout, "readTimeout");
-        Objects.requireNonNull(idleTimeout, "idleTimeout");
+        Objects.requireNonNull(requestTimeout, "requestTimeout");
         if (host.isBlank()) {
             throw new IllegalArgumentException("http: host must not be blank");
         }
@@ -61,8 +58,7 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
         }
         checkSize("maxRequestLineBytes", maxRequestLineBytes);
         checkSize("maxHeaderBytes", maxHeaderBytes);
-        checkDuration("readTimeout", readTimeout);
-        checkDuration("idleTimeout", idleTimeout);
+        checkDuration("requestTimeout", requestTimeout);
         if (maxConnections < 1 || maxConcurrentRequests < 1) {
             throw new IllegalArgumentException("http: connection and request counts must be at least 1");
         }
@@ -75,26 +71,17 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
      */
     public static HttpLimits defaults(String host, int port) {
         return new HttpLimits(host, port, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_REQUEST_LINE_BYTES,
-                DEFAULT_MAX_HEADER_BYTES, DEFAULT_READ_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
+                DEFAULT_MAX_HEADER_BYTES, DEFAULT_REQUEST_TIMEOUT, DEFAULT_MAX_CONNECTIONS,
                 DEFAULT_MAX_CONCURRENT_REQUESTS);
     }
 
     /**
-     * @param timeout new read timeout
+     * @param timeout new request timeout
      * @return a copy with it
      */
-    public HttpLimits withReadTimeout(Duration timeout) {
-        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, timeout, idleTimeout,
-                maxConnections, maxConcurrentRequests);
-    }
-
-    /**
-     * @param timeout new idle timeout
-     * @return a copy with it
-     */
-    public HttpLimits withIdleTimeout(Duration timeout) {
-        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, readTimeout, timeout,
-                maxConnections, maxConcurrentRequests);
+    public HttpLimits withRequestTimeout(Duration timeout) {
+        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, timeout, maxConnections,
+                maxConcurrentRequests);
     }
 
     /**
@@ -102,17 +89,17 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
      * @return a copy with it
      */
     public HttpLimits withMaxConnections(int connections) {
-        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, readTimeout, idleTimeout,
+        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, requestTimeout,
                 connections, maxConcurrentRequests);
     }
 
     /**
-     * @param newPort new port
+     * @param requests new concurrent request limit
      * @return a copy with it
      */
-    public HttpLimits withPort(int newPort) {
-        return new HttpLimits(host, newPort, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, readTimeout,
-                idleTimeout, maxConnections, maxConcurrentRequests);
+    public HttpLimits withMaxConcurrentRequests(int requests) {
+        return new HttpLimits(host, port, maxBodyBytes, maxRequestLineBytes, maxHeaderBytes, requestTimeout,
+                maxConnections, requests);
     }
 
     private static void checkSize(String name, int value) {

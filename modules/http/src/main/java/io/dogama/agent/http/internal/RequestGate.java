@@ -40,12 +40,14 @@ final class RequestGate implements Handler {
     private final Authenticator authenticator;
     private final Dispatcher dispatcher;
     private final int maxBodyBytes;
+    private final ConnectionWatchdog watchdog;
     private final AtomicBoolean previousSecretSeen = new AtomicBoolean();
 
-    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes) {
+    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes, ConnectionWatchdog watchdog) {
         this.authenticator = authenticator;
         this.dispatcher = dispatcher;
         this.maxBodyBytes = maxBodyBytes;
+        this.watchdog = watchdog;
     }
 
     /** The body could not be read (client gone, timed out, broken chunking); the connection is unusable. */
@@ -83,7 +85,11 @@ final class RequestGate implements Handler {
             LOG.log(System.Logger.Level.ERROR, "http: unexpected failure handling a request", e);
             reply = Reply.problem(ProblemCode.INTERNAL_ERROR).closing();
         }
-        write(res, reply, "HEAD".equals(req.prologue().method().text()));
+        try {
+            write(res, reply, "HEAD".equals(req.prologue().method().text()));
+        } finally {
+            watchdog.answered(req.remotePeer().address());
+        }
     }
 
     private Reply process(ServerRequest req) throws BrokenBody, TooLarge {
@@ -105,6 +111,7 @@ final class RequestGate implements Handler {
             return Reply.problem(ProblemCode.BODY_TOO_LARGE).closing();
         }
         Body body = readBody(req, chunked || contentLength.orElse(0) > 0);
+        watchdog.working(req.remotePeer().address()); // the whole request is in; the agent's own time is not limited
 
         // 1b. No query string, not even an empty one; no fragment, which HTTP never allows in a request target.
         if (prologue.hasQuery() || !prologue.query().rawValue().isEmpty()) {
@@ -166,9 +173,14 @@ final class RequestGate implements Handler {
         }
         byte[] buffer = new byte[Math.min(maxBodyBytes + 1, READ_CHUNK)];
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (InputStream in = req.content().inputStream()) {
+        // Not closed on purpose: closing drains the rest of the entity, which is what a 413 must not wait for.
+        // A body read to its end needs no close; any other is abandoned with the connection.
+        try {
+            InputStream in = req.content().inputStream();
             int n;
-            while ((n = in.read(buffer)) != -1) {
+            // Never ask for more than one byte past the limit: Helidon's stream fills a request across chunk
+            // boundaries, and would otherwise wait for a chunk the client may never send.
+            while ((n = in.read(buffer, 0, Math.min(buffer.length, maxBodyBytes + 1 - out.size()))) != -1) {
                 if (out.size() + n > maxBodyBytes) {
                     throw new TooLarge(); // stop reading; the connection is closed after the answer
                 }

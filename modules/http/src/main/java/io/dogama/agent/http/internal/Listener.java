@@ -9,29 +9,49 @@ import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http1.Http1Config;
 import java.time.Duration;
 
-/** Builds the Helidon web server from the limits; the only place that configures Helidon. */
-public final class Servers {
-    /** Idle connections are looked for at this fraction of the idle timeout, so none outlives it by much. */
-    private static final int IDLE_CHECKS_PER_TIMEOUT = 4;
+/** The Helidon web server with its watchdog; the only place that configures Helidon. */
+public final class Listener {
+    /** Helidon's own idle sweep is a backstop behind the watchdog, at this multiple of the request timeout. */
+    private static final int HELIDON_IDLE_MULTIPLE = 2;
 
-    private Servers() {
+    private final WebServer server;
+    private final ConnectionWatchdog watchdog;
+
+    private Listener(WebServer server, ConnectionWatchdog watchdog) {
+        this.server = server;
+        this.watchdog = watchdog;
+    }
+
+    /** @return the Helidon server */
+    public WebServer server() {
+        return server;
+    }
+
+    /** Stops the server, then the watchdog. */
+    public void stop() {
+        try {
+            server.stop();
+        } finally {
+            watchdog.close();
+        }
     }
 
     /**
      * @param ops           the operations
      * @param authenticator the request authenticator
      * @param limits        listener and limits
-     * @return a server, not started
+     * @return a listener, not started
      */
-    public static WebServer build(AgentOperations ops, Authenticator authenticator, HttpLimits limits) {
-        RequestGate gate = new RequestGate(authenticator, new Dispatcher(ops), limits.maxBodyBytes());
+    public static Listener create(AgentOperations ops, Authenticator authenticator, HttpLimits limits) {
+        ConnectionWatchdog watchdog = new ConnectionWatchdog(limits.requestTimeout());
+        RequestGate gate = new RequestGate(authenticator, new Dispatcher(ops), limits.maxBodyBytes(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
         ProblemDirectHandler problems = new ProblemDirectHandler();
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
             direct.addHandler(type, problems);
         }
-        Duration idlePeriod = limits.idleTimeout().dividedBy(IDLE_CHECKS_PER_TIMEOUT);
-        return WebServer.builder()
+        Duration helidonIdle = limits.requestTimeout().multipliedBy(HELIDON_IDLE_MULTIPLE);
+        WebServer server = WebServer.builder()
                 .shutdownHook(false)
                 .featuresDiscoverServices(false)
                 .protocolsDiscoverServices(false)
@@ -48,13 +68,14 @@ public final class Servers {
                 // The gate enforces the body limit itself so that the answer is problem JSON, and so that
                 // a chunked body is measured as it is read; Helidon's own limit is therefore off.
                 .maxPayloadSize(-1)
-                .connectionOptions(socket -> socket.readTimeout(limits.readTimeout()))
+                .connectionOptions(new WatchedSocketOptions(watchdog))
                 .maxTcpConnections(limits.maxConnections())
                 .maxConcurrentRequests(limits.maxConcurrentRequests())
-                .idleConnectionTimeout(limits.idleTimeout())
-                .idleConnectionPeriod(idlePeriod.isZero() ? Duration.ofMillis(250) : idlePeriod)
+                .idleConnectionTimeout(helidonIdle)
+                .idleConnectionPeriod(limits.requestTimeout())
                 .directHandlers(direct.build())
                 .routing(routing -> routing.any(gate))
                 .build();
+        return new Listener(server, watchdog);
     }
 }

@@ -1,0 +1,110 @@
+package io.dogama.agent.http.internal;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Closes connections whose client is too slow. Helidon 4.5 puts no read timeout on accepted
+ * connections (its {@code readTimeout} is for clients, and its idle sweep ignores a connection
+ * whose first request line is still incomplete), so a client could hold a connection slot forever
+ * by sending nothing, or one byte at a time.
+ *
+ * <p>Each connection gets a deadline: from its accept, and again from the end of each response,
+ * the client has {@code timeout} to deliver its complete next request, line, headers and body. While
+ * the agent works on a request (after the body is read, until the response is written) there is no
+ * deadline, so a slow Docker operation is never cut off. A sweep every quarter of the timeout closes
+ * the channels past their deadline; Helidon then ends the connection and frees its slot.
+ */
+final class ConnectionWatchdog implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ConnectionWatchdog.class.getName());
+    /** Sweeps per timeout: a slow client is cut off at most a quarter of the timeout late. */
+    static final int SWEEPS_PER_TIMEOUT = 4;
+    private static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    private final long timeoutNanos;
+    private final Map<SocketAddress, Tracked> connections = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService sweeper;
+
+    private static final class Tracked {
+        final SocketChannel channel;
+        volatile long deadline;
+
+        Tracked(SocketChannel channel, long deadline) {
+            this.channel = channel;
+            this.deadline = deadline;
+        }
+    }
+
+    ConnectionWatchdog(Duration timeout) {
+        this.timeoutNanos = timeout.toNanos();
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon(true)
+                .name("dogama-http-watchdog").factory());
+        long period = Math.max(1, timeoutNanos / SWEEPS_PER_TIMEOUT);
+        sweeper.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.NANOSECONDS);
+    }
+
+    /** A connection was accepted. */
+    void accepted(SocketChannel channel) {
+        try {
+            SocketAddress peer = channel.getRemoteAddress();
+            if (peer != null) {
+                connections.put(peer, new Tracked(channel, System.nanoTime() + timeoutNanos));
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "http: accepted connection already gone");
+        }
+    }
+
+    /** The request from this peer is fully read; the agent is working on it. */
+    void working(SocketAddress peer) {
+        Tracked t = connections.get(peer);
+        if (t != null) {
+            t.deadline = NO_DEADLINE;
+        }
+    }
+
+    /** The response to this peer is written; the next request must arrive in time. */
+    void answered(SocketAddress peer) {
+        Tracked t = connections.get(peer);
+        if (t != null) {
+            t.deadline = System.nanoTime() + timeoutNanos;
+        }
+    }
+
+    /** @return connections currently tracked, for tests */
+    int tracked() {
+        return connections.size();
+    }
+
+    void sweep() {
+        long now = System.nanoTime();
+        Iterator<Tracked> it = connections.values().iterator();
+        while (it.hasNext()) {
+            Tracked t = it.next();
+            if (!t.channel.isOpen()) {
+                it.remove();
+            } else if (t.deadline != NO_DEADLINE && now - t.deadline > 0) {
+                it.remove();
+                try {
+                    t.channel.close();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "http: closing a slow connection failed");
+                }
+                LOG.log(System.Logger.Level.DEBUG, "http: closed a connection whose client was too slow");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+    }
+}

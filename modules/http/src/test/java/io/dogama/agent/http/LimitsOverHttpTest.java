@@ -1,0 +1,279 @@
+package io.dogama.agent.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.auth.NonceStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** SPEC section 3 step 1 and the connection limits, through real HTTP. */
+class LimitsOverHttpTest {
+    private static final int LIMIT = HttpLimits.DEFAULT_MAX_BODY_BYTES;
+
+    @TempDir
+    Path dir;
+
+    private static void assertProblem(RawHttp.Response r, int status, String code) throws Exception {
+        assertEquals(status, r.status(), r.text());
+        assertEquals("application/problem+json", r.header("Content-Type"));
+        assertEquals(code, r.code());
+    }
+
+    /** A JSON body of exactly n bytes. */
+    private static String jsonOfSize(int n) {
+        String head = "{\"instanceId\":\"mc-0001\",\"pad\":\"";
+        String tail = "\"}";
+        return head + "x".repeat(n - head.length() - tail.length()) + tail;
+    }
+
+    private static byte[] chunked(String method, String path, List<String> headers, byte[] body, int chunk) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        StringBuilder head = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+        headers.forEach(h -> head.append(h).append("\r\n"));
+        head.append("Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
+        out.writeBytes(head.toString().getBytes(StandardCharsets.US_ASCII));
+        for (int i = 0; i < body.length; i += chunk) {
+            int n = Math.min(chunk, body.length - i);
+            out.writeBytes((Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, i, n);
+            out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        out.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return out.toByteArray();
+    }
+
+    @Test
+    void contentLengthOverTheLimitIs413BeforeTheBodyIsSentOrAuthenticated() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            // Headers only: the server must answer without waiting for 64 KiB + 1 bytes that never come.
+            s.getOutputStream().write(("POST /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                    + "\r\nContent-Length: " + (LIMIT + 1) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            RawHttp.Response r = RawHttp.read(s.getInputStream());
+            assertProblem(r, 413, "body_too_large");
+            assertEquals("close", r.header("Connection"));
+            assertTrue(f.ops.calls.isEmpty());
+        }
+    }
+
+    @Test
+    void hugeContentLengthIs413() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            s.getOutputStream().write(("POST /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999"
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            assertProblem(RawHttp.read(s.getInputStream()), 413, "body_too_large");
+        }
+    }
+
+    @Test
+    void bodyOfExactlyTheLimitIsAccepted() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            String body = jsonOfSize(LIMIT);
+            assertEquals(LIMIT, body.getBytes(StandardCharsets.UTF_8).length);
+            assertEquals(201, f.send("POST", "/v1/instances", body).status());
+            assertEquals(LIMIT, f.ops.bodies.getFirst().length);
+        }
+    }
+
+    @Test
+    void chunkedBodyOverTheLimitIs413WhileReading() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            byte[] body = jsonOfSize(LIMIT + 1).getBytes(StandardCharsets.UTF_8);
+            List<String> headers = new ArrayList<>(f.signedHeaders("POST", "/v1/instances", new String(body,
+                    StandardCharsets.UTF_8)));
+            headers.add("Content-Type: application/json");
+            RawHttp.Response r = RawHttp.exchange(f.port, chunked("POST", "/v1/instances", headers, body, 4096));
+            assertProblem(r, 413, "body_too_large");
+            assertTrue(f.ops.calls.isEmpty());
+        }
+    }
+
+    @Test
+    void chunkedBodyOverTheLimitIs413WithoutWaitingForTheRest() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = new byte[LIMIT + 1];
+            out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(chunk);
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush(); // and never the terminating chunk
+            assertProblem(RawHttp.read(s.getInputStream()), 413, "body_too_large");
+        }
+    }
+
+    @Test
+    void chunkedBodyWithinTheLimitIsSignedOverItsBytes() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            String body = jsonOfSize(20_000);
+            List<String> headers = new ArrayList<>(f.signedHeaders("POST", "/v1/instances", body));
+            headers.add("Content-Type: application/json");
+            RawHttp.Response r = RawHttp.exchange(f.port,
+                    chunked("POST", "/v1/instances", headers, body.getBytes(StandardCharsets.UTF_8), 1000));
+            assertEquals(201, r.status(), r.text());
+            assertEquals(body, new String(f.ops.bodies.getFirst(), StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void queryIs400BeforeAuthentication() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            for (String target : List.of("/v1/health?", "/v1/health?x=1", "/v1/instances?all=true", "/nope?x")) {
+                assertProblem(RawHttp.exchange(f.port, RawHttp.request("GET", target, List.of(), "")), 400,
+                        "query_not_allowed");
+            }
+            // Signed over the path alone or over the whole target: the query is refused either way.
+            List<String> signedPath = f.signedHeaders("GET", "/v1/health", "");
+            assertProblem(RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/health?x=1", signedPath, "")), 400,
+                    "query_not_allowed");
+            List<String> signedTarget = f.signedHeaders("GET", "/v1/health?x=1", "");
+            assertProblem(RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/health?x=1", signedTarget, "")), 400,
+                    "query_not_allowed");
+            assertTrue(f.ops.calls.isEmpty());
+        }
+    }
+
+    @Test
+    void bodyLimitComesBeforeTheQueryCheck() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            s.getOutputStream().write(("POST /v1/instances?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+                    + (LIMIT + 1) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            assertProblem(RawHttp.read(s.getInputStream()), 413, "body_too_large");
+        }
+    }
+
+    @Test
+    void fragmentIsMalformed() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            assertProblem(RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/health#x", f.signedHeaders("GET",
+                    "/v1/health#x", ""), "")), 400, "malformed_request");
+        }
+    }
+
+    @Test
+    void ambiguousFramingIs400() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            assertProblem(RawHttp.exchange(f.port, "POST /v1/instances HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked"
+                    + "\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, "POST /v1/instances HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, "
+                    + "chunked\r\n\r\n0\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, "POST /v1/instances HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                    + "Content-Length: 2\r\n\r\n{}"), 400, "malformed_request");
+            assertTrue(f.ops.calls.isEmpty());
+        }
+    }
+
+    @Test
+    void requestsHeliodonRefusesBeforeRoutingAreProblemJsonToo() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            assertProblem(RawHttp.exchange(f.port, "GARBAGE\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, "GET /v1/health HTTP/1.0\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, "GET /v1/%zz HTTP/1.1\r\nHost: x\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, "GET /" + "a".repeat(HttpLimits.DEFAULT_MAX_REQUEST_LINE_BYTES)
+                    + " HTTP/1.1\r\nHost: x\r\n\r\n"), 400, "malformed_request");
+            assertProblem(RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/health",
+                    List.of("X-Filler: " + "x".repeat(HttpLimits.DEFAULT_MAX_HEADER_BYTES)), "")), 400,
+                    "malformed_request");
+            assertTrue(f.ops.calls.isEmpty());
+        }
+    }
+
+    private static HttpLimits shortTimeouts() {
+        return ServerFixture.limits().withRequestTimeout(Duration.ofMillis(800));
+    }
+
+    /** Reads until the server closes the connection; fails the test if that takes longer than the socket timeout. */
+    private static long millisUntilClosed(Socket s) throws IOException {
+        long start = System.nanoTime();
+        InputStream in = s.getInputStream();
+        try {
+            while (in.read() != -1) {
+                // discard whatever the server says before closing
+            }
+        } catch (SocketException reset) {
+            // a reset is a close too
+        }
+        return Duration.ofNanos(System.nanoTime() - start).toMillis();
+    }
+
+    @Test
+    void stalledClientDoesNotBlockOthersAndIsDisconnected() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                shortTimeouts().withMaxConnections(4));
+                Socket inLine = RawHttp.connect(f.port);
+                Socket inHeaders = RawHttp.connect(f.port);
+                Socket inBody = RawHttp.connect(f.port)) {
+            inLine.getOutputStream().write("GET /v1/hea".getBytes(StandardCharsets.US_ASCII));
+            inHeaders.getOutputStream().write("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Do"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String body = "{\"timeoutSeconds\":10}";
+            StringBuilder partial = new StringBuilder("POST /v1/instances/mc-0001/stop HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+            f.signedHeaders("POST", "/v1/instances/mc-0001/stop", body).forEach(h -> partial.append(h).append("\r\n"));
+            partial.append("Content-Type: application/json\r\nContent-Length: ").append(body.length())
+                    .append("\r\n\r\n{\"time");
+            inBody.getOutputStream().write(partial.toString().getBytes(StandardCharsets.US_ASCII));
+
+            long start = System.nanoTime();
+            assertEquals(200, f.send("GET", "/v1/health", "").status());
+            long millis = Duration.ofNanos(System.nanoTime() - start).toMillis();
+            assertTrue(millis < 2000, "a signed request took " + millis + " ms next to stalled clients");
+
+            for (Socket stalled : List.of(inLine, inHeaders, inBody)) {
+                long closedAfter = millisUntilClosed(stalled);
+                assertTrue(closedAfter < RawHttp.SOCKET_TIMEOUT_MILLIS - 1000,
+                        "stalled client still connected after " + closedAfter + " ms");
+            }
+            assertEquals(List.of("health"), f.ops.calls);
+        }
+    }
+
+    @Test
+    void connectionsAreBoundedAndFreedWhenClientsLeave() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withMaxConnections(2).withRequestTimeout(Duration.ofSeconds(30)))) {
+            Socket first = RawHttp.connect(f.port);
+            Socket second = RawHttp.connect(f.port);
+            first.getOutputStream().write("GET /v1/hea".getBytes(StandardCharsets.US_ASCII));
+            second.getOutputStream().write("GET /v1/hea".getBytes(StandardCharsets.US_ASCII));
+            // A third connection is not served while both slots are held.
+            try (Socket third = RawHttp.connect(f.port)) {
+                third.setSoTimeout(1500);
+                String request = RawHttp.request("GET", "/v1/health", f.signedHeaders("GET", "/v1/health", ""), "");
+                third.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+                boolean served;
+                try {
+                    served = third.getInputStream().read() != -1;
+                } catch (java.net.SocketTimeoutException | SocketException e) {
+                    served = false;
+                }
+                assertTrue(!served, "a third connection was served while the limit of 2 was held");
+            }
+            first.close();
+            second.close();
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            int status = -1;
+            while (System.nanoTime() < deadline && status != 200) {
+                try {
+                    status = f.send("GET", "/v1/health", "").status();
+                } catch (IOException e) {
+                    status = -1;
+                }
+            }
+            assertEquals(200, status, "no request served after the held connections closed");
+        }
+    }
+}
