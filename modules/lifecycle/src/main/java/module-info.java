@@ -1,9 +1,10 @@
 /** The lifecycle state machine and operations (SPEC section 10). */
 module io.dogama.agent.lifecycle {
     requires transitive io.dogama.agent.core;
-    requires io.dogama.agent.policy;
-    requires io.dogama.agent.registry;
-    requires io.dogama.agent.docker;
+    // Lifecycle.start takes a PlanPolicy, a Registry and a DockerEngine: their types are in this API.
+    requires transitive io.dogama.agent.policy;
+    requires transitive io.dogama.agent.registry;
+    requires transitive io.dogama.agent.docker;
     requires squirrel.foundation;
     // squirrel is an automatic module: it reads slf4j but does not pull it into the graph.
     requires org.slf4j;

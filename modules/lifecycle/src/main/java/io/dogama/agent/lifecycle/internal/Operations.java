@@ -1,0 +1,279 @@
+package io.dogama.agent.lifecycle.internal;
+
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Ids;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.Plan;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.ContainerStats;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.lifecycle.AgentOperations;
+import io.dogama.agent.lifecycle.Created;
+import io.dogama.agent.lifecycle.DiskUsage;
+import io.dogama.agent.lifecycle.InstanceSummary;
+import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.lifecycle.PortAvailability;
+import io.dogama.agent.lifecycle.Stats;
+import io.dogama.agent.policy.PlanParser;
+import io.dogama.agent.policy.PlanPolicy;
+import io.dogama.agent.policy.ReplaceRequest;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import io.dogama.agent.registry.RegistryException;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The operations behind {@link AgentOperations}. Mutating operations on one instance are exclusive:
+ * a second one while the first runs is answered {@code instance_busy} at once (nothing waits, so a
+ * slow engine cannot pile up requests); the registry's compare-and-set is the second guard.
+ * Read-only operations take no guard and read one registry snapshot.
+ */
+final class Operations implements AgentOperations {
+    private static final System.Logger LOG = System.getLogger(Operations.class.getName());
+
+    private final Env env;
+    private final Creates creates;
+    private final Runs runs;
+    private final Replaces replaces;
+    private final Deletes deletes;
+    /** Instance IDs with a mutating operation in flight; bounded by the requests running at once. */
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+    Operations(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults) {
+        this.env = new Env(docker, registry, policy, faults);
+        this.creates = new Creates(env);
+        this.runs = new Runs(env);
+        this.replaces = new Replaces(env);
+        this.deletes = new Deletes(env);
+    }
+
+    Env env() {
+        return env;
+    }
+
+    Creates creates() {
+        return creates;
+    }
+
+    Replaces replaces() {
+        return replaces;
+    }
+
+    Deletes deletes() {
+        return deletes;
+    }
+
+    // ---------------------------------------------------------------- guard
+
+    @FunctionalInterface
+    private interface Body<T> {
+        T run() throws Abort, DockerException, RegistryException;
+    }
+
+    private <T> Outcome<T> exclusive(String what, String id, Body<T> body) {
+        if (!inFlight.add(id)) {
+            return Outcome.failed(ProblemCode.INSTANCE_BUSY);
+        }
+        try {
+            return Outcome.ok(body.run());
+        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
+            Problems.log(what + " " + id, e);
+            return Problems.outcome(e);
+        } finally {
+            inFlight.remove(id);
+        }
+    }
+
+    private static <T> Outcome<T> read(String what, Body<T> body) {
+        try {
+            return Outcome.ok(body.run());
+        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
+            Problems.log(what, e);
+            return Problems.outcome(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- mutations
+
+    @Override
+    public Outcome<Created> create(byte[] planJson) {
+        Plan plan;
+        switch (PlanParser.parse(planJson)) {
+            case Outcome.Ok<Plan> ok -> plan = ok.value();
+            case Outcome.Failed<Plan> f -> {
+                return f.cast();
+            }
+        }
+        if (!Ids.isId(plan.instanceId())) {
+            // Never registrable: report every violation, without a guard or a registry lookup.
+            return read("create", () -> {
+                env.approve(plan, List.of(), "");
+                throw new Abort(ProblemCode.INTERNAL_ERROR);
+            });
+        }
+        return exclusive("create", plan.instanceId(), () -> creates.create(plan));
+    }
+
+    @Override
+    public Outcome<InstanceView> replace(String instanceId, byte[] bodyJson) {
+        ReplaceRequest req;
+        switch (PlanParser.parseReplace(bodyJson)) {
+            case Outcome.Ok<ReplaceRequest> ok -> req = ok.value();
+            case Outcome.Failed<ReplaceRequest> f -> {
+                return f.cast();
+            }
+        }
+        if (!req.plan().instanceId().equals(instanceId)) {
+            return Abort.rejected("plan.instanceId", Env.RULE_INSTANCE_MISMATCH).outcome();
+        }
+        if (!Ids.isId(instanceId)) {
+            return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
+        }
+        return exclusive("replace", instanceId, () -> replaces.replace(Tracked.load(env.registry, instanceId),
+                req.plan(), req.expectedRevision()));
+    }
+
+    @Override
+    public Outcome<InstanceView> start(String instanceId) {
+        return onInstance("start", instanceId, t -> runs.start(t));
+    }
+
+    @Override
+    public Outcome<InstanceView> stop(String instanceId, int timeoutSeconds) {
+        return onInstance("stop", instanceId, t -> runs.stop(t, timeoutSeconds));
+    }
+
+    @Override
+    public Outcome<InstanceView> restart(String instanceId, int timeoutSeconds) {
+        return onInstance("restart", instanceId, t -> runs.restart(t, timeoutSeconds));
+    }
+
+    @Override
+    public Outcome<Deleted> delete(String instanceId) {
+        return onInstance("delete", instanceId, t -> {
+            deletes.delete(t);
+            return Deleted.INSTANCE;
+        });
+    }
+
+    @FunctionalInterface
+    private interface OnRecord<T> {
+        T run(Tracked t) throws Abort, DockerException, RegistryException;
+    }
+
+    private <T> Outcome<T> onInstance(String what, String id, OnRecord<T> body) {
+        if (!Ids.isId(id)) {
+            return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
+        }
+        return exclusive(what, id, () -> body.run(Tracked.load(env.registry, id)));
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public Outcome<InstanceView> inspect(String instanceId) {
+        if (!Ids.isId(instanceId)) {
+            return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
+        }
+        return read("inspect " + instanceId, () -> env.view(Tracked.load(env.registry, instanceId).record()));
+    }
+
+    /**
+     * Stats of a settled instance only: {@code CREATED}, {@code RUNNING} or {@code STOPPED}
+     * (a container that is not running reports zeros, as the engine does);
+     * {@code intervention_required} from {@code INTERVENTION_REQUIRED}, {@code invalid_transition}
+     * while an operation is unfinished, {@code identity_mismatch} if the registered container is
+     * missing or not ours.
+     */
+    @Override
+    public Outcome<Stats> stats(String instanceId) {
+        if (!Ids.isId(instanceId)) {
+            return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
+        }
+        return read("stats " + instanceId, () -> {
+            Tracked t = Tracked.load(env.registry, instanceId);
+            switch (t.state()) {
+                case CREATED, RUNNING, STOPPED -> {
+                }
+                case INTERVENTION_REQUIRED -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+                default -> throw new Abort(ProblemCode.INVALID_TRANSITION);
+            }
+            ContainerStats s = env.docker.stats(env.requireCurrent(t.record()).id());
+            return new Stats(s.cpuPercent(), s.memoryBytes(), s.memoryLimitBytes(), s.pids(), s.networkRxBytes(),
+                    s.networkTxBytes(), s.blockReadBytes(), s.blockWriteBytes());
+        });
+    }
+
+    @Override
+    public Outcome<List<InstanceSummary>> list() {
+        return read("list", () -> {
+            List<InstanceSummary> out = new ArrayList<>();
+            for (Lookup l : env.registry.all()) {
+                switch (l) {
+                    case Lookup.Found f -> out.add(Env.summary(f.record()));
+                    case Lookup.Tampered x -> LOG.log(System.Logger.Level.WARNING,
+                            "lifecycle: a registry record fails authentication; not listed");
+                    case Lookup.Absent x -> {
+                    }
+                }
+            }
+            out.sort(java.util.Comparator.comparing(InstanceSummary::instanceId));
+            return List.copyOf(out);
+        });
+    }
+
+    @Override
+    public Outcome<List<PortAvailability>> checkPorts(List<HostPort> bindings) {
+        return read("check-ports", () -> {
+            List<HostPort> taken = new ArrayList<>(env.docker.publishedHostPorts());
+            for (Lookup l : env.registry.all()) {
+                if (l instanceof Lookup.Found f) {
+                    taken.addAll(Env.bindings(f.record().canonicalPlan()));
+                    f.record().prior().ifPresent(p -> taken.addAll(Env.bindings(p.canonicalPlan())));
+                }
+            }
+            return bindings.stream()
+                    .map(b -> new PortAvailability(b, taken.stream().noneMatch(b::conflictsWith))).toList();
+        });
+    }
+
+    @Override
+    public Outcome<List<DiskUsage>> checkDisk(List<String> paths) {
+        return read("check-disk", () -> {
+            List<Path> resolved = switch (env.policy.checkPaths(paths)) {
+                case Outcome.Ok<List<Path>> ok -> ok.value();
+                case Outcome.Failed<List<Path>> f -> throw Abort.of(f);
+            };
+            List<DiskUsage> out = new ArrayList<>();
+            for (int i = 0; i < resolved.size(); i++) {
+                try {
+                    FileStore store = Files.getFileStore(resolved.get(i));
+                    out.add(new DiskUsage(paths.get(i), store.getTotalSpace(), store.getUsableSpace()));
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "lifecycle: check-disk cannot read a file store");
+                    throw new Abort(ProblemCode.INTERNAL_ERROR);
+                }
+            }
+            return List.copyOf(out);
+        });
+    }
+
+    @Override
+    public Outcome<Health> health() {
+        try {
+            env.docker.ping();
+            return Outcome.ok(Health.OK);
+        } catch (DockerException e) {
+            LOG.log(System.Logger.Level.DEBUG, "lifecycle: health: {0}", Problems.kind(e));
+            return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
+        }
+    }
+}

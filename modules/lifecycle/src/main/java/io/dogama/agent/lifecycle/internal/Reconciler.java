@@ -1,0 +1,88 @@
+package io.dogama.agent.lifecycle.internal;
+
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.RegistryException;
+import java.lang.System.Logger.Level;
+
+/**
+ * The start-up reconciliation of SPEC 10: every registry record is checked against the engine, and
+ * whatever a crash interrupted is finished or undone, using the same code the operations use (each
+ * step looks at the engine first, so it can run again after any crash):
+ * <ul>
+ * <li>{@code CREATING}: the create is undone (its container removed, the intent dropped);</li>
+ * <li>{@code REPLACING}, {@code ROLLING_BACK}: the replace is rolled back;</li>
+ * <li>{@code DELETING}: the delete is finished;</li>
+ * <li>any other state: the container is inspected by its registered ID and drift is logged,
+ *     nothing is changed.</li>
+ * </ul>
+ * A record whose MAC fails is left alone. Containers the registry does not name are never looked
+ * at, except for the crash windows the record itself declares (see {@link Env#unrecorded}).
+ */
+final class Reconciler {
+    private static final System.Logger LOG = System.getLogger(Reconciler.class.getName());
+
+    private final Operations ops;
+
+    Reconciler(Operations ops) {
+        this.ops = ops;
+    }
+
+    void run() throws RegistryException {
+        int records = 0;
+        int repaired = 0;
+        for (Lookup l : ops.env().registry.all()) {
+            records++;
+            switch (l) {
+                case Lookup.Tampered t -> LOG.log(Level.WARNING,
+                        "lifecycle: a registry record fails authentication; left for an operator");
+                case Lookup.Absent a -> {
+                }
+                case Lookup.Found f -> {
+                    if (reconcile(Tracked.of(ops.env().registry, f))) {
+                        repaired++;
+                    }
+                }
+            }
+        }
+        LOG.log(Level.INFO, "lifecycle: reconciled {0} record(s), {1} interrupted operation(s) resolved", records,
+                repaired);
+    }
+
+    /** @return true if an interrupted operation was found */
+    private boolean reconcile(Tracked t) {
+        String id = t.id();
+        try {
+            switch (t.state()) {
+                case CREATING -> ops.creates().undo(t, java.util.Optional.empty(), true);
+                case REPLACING, ROLLING_BACK -> ops.replaces().rollback(t, new Replaces.Attempt());
+                case DELETING -> ops.deletes().reconcile(t);
+                case CREATED, RUNNING, STOPPED, INTERVENTION_REQUIRED -> {
+                    drift(t);
+                    return false;
+                }
+            }
+            LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
+        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
+            Problems.log("reconciliation of " + id + " (left as it is until the next start)", e);
+        }
+        return true;
+    }
+
+    private void drift(Tracked t) throws DockerException {
+        switch (ops.env().identify(t.record().containerId(), Env.Expect.current(t.record()))) {
+            case Env.Match m -> {
+                boolean running = m.info().state().running();
+                boolean expected = t.state() == io.dogama.agent.core.InstanceState.RUNNING;
+                if (running != expected) {
+                    LOG.log(Level.INFO, "lifecycle: {0} is {1} but its container is {2}", t.id(), t.state(),
+                            m.info().state().status());
+                }
+            }
+            case Env.Missing m -> LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing",
+                    t.id());
+            case Env.Mismatch m -> LOG.log(Level.WARNING,
+                    "lifecycle: {0}: the container under its registered ID is not ours; not touched", t.id());
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package io.dogama.agent.lifecycle.internal;
+
+import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.registry.RegistryException;
+
+/**
+ * StartInstance, StopInstance, RestartInstance (SPEC 10): the container is re-inspected by its
+ * registered ID and its identity checked before anything is mutated; bind sources are re-validated
+ * before a start or restart; the target state is persisted before the engine is asked, and the
+ * previous state restored if the engine fails. Starting a running or stopping a stopped container
+ * is success without an engine call.
+ */
+final class Runs {
+    private final Env env;
+
+    Runs(Env env) {
+        this.env = env;
+    }
+
+    InstanceView start(Tracked t) throws Abort, DockerException, RegistryException {
+        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.START).persisted().orElseThrow();
+        ContainerInfo c = env.requireCurrent(t.record());
+        if (c.state().running()) {
+            settle(t, target);
+            return env.view(t.record());
+        }
+        env.revalidateMounts(t.record().canonicalPlan(), c);
+        mutate(t, target, () -> env.docker.startContainer(c.id()));
+        return env.view(t.record());
+    }
+
+    InstanceView stop(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
+        checkTimeout(timeoutSeconds);
+        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.STOP).persisted().orElseThrow();
+        ContainerInfo c = env.requireCurrent(t.record());
+        if (!c.state().running()) {
+            settle(t, target);
+            return env.view(t.record());
+        }
+        mutate(t, target, () -> env.docker.stopContainer(c.id(), timeoutSeconds));
+        return env.view(t.record());
+    }
+
+    InstanceView restart(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
+        checkTimeout(timeoutSeconds);
+        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.RESTART).persisted().orElseThrow();
+        ContainerInfo c = env.requireCurrent(t.record());
+        env.revalidateMounts(t.record().canonicalPlan(), c);
+        mutate(t, target, () -> env.docker.restartContainer(c.id(), timeoutSeconds));
+        return env.view(t.record());
+    }
+
+    /** The HTTP layer checks the range; checked again so that no other caller can pass a bad value. */
+    private static void checkTimeout(int timeoutSeconds) throws Abort {
+        if (timeoutSeconds < 0 || timeoutSeconds > DockerEngine.MAX_STOP_TIMEOUT_SECONDS) {
+            throw new Abort(ProblemCode.MALFORMED_REQUEST);
+        }
+    }
+
+    /** Nothing to do in Docker; the record follows if it said otherwise. */
+    private static void settle(Tracked t, InstanceState target) throws Abort, RegistryException {
+        if (t.state() != target) {
+            t.write(t.record().withState(target));
+        }
+    }
+
+    @FunctionalInterface
+    private interface EngineCall {
+        void run() throws DockerException;
+    }
+
+    private static void mutate(Tracked t, InstanceState target, EngineCall call)
+            throws Abort, DockerException, RegistryException {
+        InstanceState before = t.state();
+        settle(t, target);
+        try {
+            call.run();
+        } catch (DockerException | RuntimeException e) {
+            if (t.state() != before) {
+                try {
+                    t.write(t.record().withState(before));
+                } catch (Abort | RegistryException restore) {
+                    e.addSuppressed(restore);
+                }
+            }
+            throw e;
+        }
+    }
+}
