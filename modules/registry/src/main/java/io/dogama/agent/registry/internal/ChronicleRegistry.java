@@ -21,9 +21,12 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import net.openhft.chronicle.hash.ChronicleHashCorruption;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
@@ -48,6 +51,10 @@ public final class ChronicleRegistry implements Registry {
     public static final String LOCK_FILE = "registry.lock";
     /** The clean-shutdown marker. */
     public static final String CLEAN_FILE = "registry.clean";
+    /** The map file as it was before a recovery that dropped damaged entries, kept for the operator. */
+    public static final String PRE_RECOVERY_FILE = "registry.dat.pre-recovery";
+    /** What a dropped entry is replaced with: not a record, so it reads as {@code Tampered}. */
+    private static final byte[] TOMBSTONE = {'D', 'R', 0, 0};
     /** The key of the authenticated sentinel entry; not a valid instance ID, so it never collides. */
     static final String META_KEY = "\u0000meta";
     /** Average key size the map is laid out for: instance IDs are 3 to 63 characters. */
@@ -211,24 +218,103 @@ public final class ChronicleRegistry implements Registry {
 
     private static ChronicleMap<String, byte[]> openMap(Path mapFile, int maxInstances, boolean recover)
             throws RegistryException {
+        if (recover) {
+            recover(mapFile, maxInstances);
+        }
         try {
-            if (!recover) {
-                return builder(maxInstances).createPersistedTo(mapFile.toFile());
-            }
-            LOG.log(Level.WARNING, "registry: not closed cleanly; opening " + MAP_FILE + " with recovery");
-            AtomicLong corruptions = new AtomicLong();
-            ChronicleHashCorruption.Listener listener = c -> {
-                corruptions.incrementAndGet();
-                LOG.log(Level.WARNING, "registry: recovery found a corruption in segment " + c.segmentIndex());
-            };
-            // false: never rewrite a damaged header from this build's configuration; a damaged header is an error.
-            ChronicleMap<String, byte[]> m = builder(maxInstances).recoverPersistedTo(mapFile.toFile(), false, listener);
-            if (corruptions.get() > 0) {
-                LOG.log(Level.WARNING, "registry: recovery repaired " + corruptions.get() + " corruption(s)");
-            }
-            return m;
+            return builder(maxInstances).createPersistedTo(mapFile.toFile());
         } catch (IOException | RuntimeException e) {
             throw new RegistryException(MAP_FILE + " is corrupt or unreadable", e);
+        }
+    }
+
+    /**
+     * Runs Chronicle's recovery on a copy of the map and then puts the copy in place. Chronicle repairs
+     * counters, locks and free lists itself, but it DROPS entries it finds damaged (a flipped byte in the
+     * file, or a write torn by the kill itself). A dropped instance must not silently vanish: every dropped
+     * entry whose key Chronicle names gets a tombstone that reads as {@code Tampered}, the original file is
+     * kept as {@value #PRE_RECOVERY_FILE} for the operator, and an entry whose key cannot be named is logged
+     * as an error.
+     */
+    private static void recover(Path mapFile, int maxInstances) throws RegistryException {
+        Path dir = mapFile.getParent();
+        Path work = dir.resolve(MAP_FILE + ".recovering");
+        LOG.log(Level.WARNING, "registry: not closed cleanly; recovering " + MAP_FILE);
+        RecoveryReport report = new RecoveryReport();
+        try {
+            Files.deleteIfExists(work);
+            Files.copy(mapFile, work);
+            ChronicleMap<String, byte[]> m;
+            try {
+                // false: never rewrite a damaged header from this build's configuration; that is an error.
+                m = builder(maxInstances).recoverPersistedTo(work.toFile(), false, report);
+            } catch (IOException | RuntimeException e) {
+                throw new RegistryException(MAP_FILE + " is corrupt: recovery failed", e);
+            }
+            try {
+                for (String key : report.droppedKeys) {
+                    if (!m.containsKey(key)) {
+                        m.put(key, TOMBSTONE.clone());
+                    }
+                }
+            } finally {
+                m.close();
+            }
+            if (report.repaired > 0) {
+                LOG.log(Level.INFO, "registry: recovery repaired " + report.repaired + " bookkeeping field(s)");
+            }
+            if (report.dropped > 0) {
+                Files.copy(mapFile, dir.resolve(PRE_RECOVERY_FILE), StandardCopyOption.REPLACE_EXISTING);
+                LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies); "
+                        + report.droppedKeys.size() + " of them now read as tampered, " + report.unnamed()
+                        + " could not be named; the file before recovery is kept as " + PRE_RECOVERY_FILE);
+            }
+            Files.move(work, mapFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Fsync.directory(dir);
+        } catch (IOException e) {
+            throw new RegistryException("cannot recover " + MAP_FILE, e);
+        } finally {
+            try {
+                Files.deleteIfExists(work);
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "registry: could not delete the recovery work file", e);
+            }
+        }
+    }
+
+    /**
+     * Sorts Chronicle's corruption reports into repaired bookkeeping (expected after a kill: a lock word,
+     * an entry counter or the free-chunk hint left mid-update) and dropped entries. Chronicle's messages
+     * embed keys and values, so only categories are logged; the key is taken from the fixed
+     * {@code "key: <key>, value: "} part of Chronicle's message (a test pins that format).
+     */
+    static final class RecoveryReport implements ChronicleHashCorruption.Listener {
+        private static final List<String> BOOKKEEPING = List.of(
+                "Wrong number of entries counter", "wrong lowest free chunk", "global mutable state lock",
+                "size-prefixed blob readiness bit");
+        private static final Pattern KEY = Pattern.compile("key: ([a-z0-9-]{3,63}), value: ");
+        int repaired;
+        int dropped;
+        final Set<String> droppedKeys = new TreeSet<>();
+
+        @Override
+        public void onCorruption(ChronicleHashCorruption corruption) {
+            String message = String.valueOf(corruption.message());
+            if (BOOKKEEPING.stream().anyMatch(message::contains)) {
+                repaired++;
+                return;
+            }
+            dropped++;
+            LOG.log(Level.WARNING, "registry: recovery found a damaged entry or structure in segment "
+                    + corruption.segmentIndex());
+            Matcher m = KEY.matcher(message);
+            if (m.find() && Ids.isId(m.group(1))) {
+                droppedKeys.add(m.group(1));
+            }
+        }
+
+        int unnamed() {
+            return dropped - droppedKeys.size();
         }
     }
 

@@ -1,0 +1,74 @@
+package io.dogama.agent.registry.internal;
+
+import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The program the forked-JVM tests run. {@code write DIR}: inserts records 1, 2, 3... and, every other
+ * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
+ * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
+ * once, then {@code probe ok}.
+ */
+final class ForkedRegistryMain {
+    private ForkedRegistryMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // Test harness output channel: the parent process reads these lines.
+        PrintStream out = System.out;
+        Path dir = Path.of(args[1]);
+        switch (args[0]) {
+            case "write" -> {
+                try (Registry r = Registry.open(dir, CrashRecoveryTest.LIMIT)) {
+                    out.println("opened");
+                    out.flush();
+                    for (int k = 1; k <= CrashRecoveryTest.LIMIT; k++) {
+                        if (!(r.insert(Samples.record(id(k), k)) instanceof CasResult.Stored)) {
+                            throw new IllegalStateException("insert " + k + " not stored");
+                        }
+                        if (k > 1) {
+                            // An update of the previous record, same size as before: Chronicle writes it in place.
+                            Lookup.Found f = (Lookup.Found) r.get(id(k - 1));
+                            if (!(r.replace(f.generation(), Samples.record(id(k - 1), k - 1)
+                                    .withStep(java.util.Optional.of("updated"))) instanceof CasResult.Stored)) {
+                                throw new IllegalStateException("replace " + (k - 1) + " not stored");
+                            }
+                        }
+                        out.println("wrote " + k);
+                        out.flush();
+                    }
+                    out.println("limit reached");
+                    out.flush();
+                    // Stay alive until killed: the test decides when the crash happens.
+                    Thread.sleep(Long.MAX_VALUE);
+                }
+            }
+            case "probe" -> {
+                out.println("jdk.compiler=" + (ModuleLayer.boot().findModule("jdk.compiler").isPresent()
+                        ? "present" : "absent"));
+                try (Registry r = Registry.open(dir, 10)) {
+                    CasResult s = r.insert(Samples.record("probe-1", 1));
+                    Lookup.Found f = (Lookup.Found) r.get("probe-1");
+                    CasResult s2 = r.replace(f.generation(), Samples.replacing("probe-1", 2));
+                    List<Lookup> all = r.all();
+                    CasResult s3 = r.remove("probe-1", 2);
+                    boolean ok = s instanceof CasResult.Stored && s2 instanceof CasResult.Stored && all.size() == 1
+                            && s3 instanceof CasResult.Removed;
+                    out.println(ok ? "probe ok" : "probe failed");
+                }
+                try (Registry r = Registry.open(dir, 10)) {
+                    out.println(r.all().isEmpty() ? "reopen ok" : "reopen failed");
+                }
+            }
+            default -> throw new IllegalArgumentException("unknown mode");
+        }
+    }
+
+    static String id(int k) {
+        return String.format("inst-%05d", k);
+    }
+}
