@@ -1,0 +1,308 @@
+package io.dogama.agent.lifecycle.internal;
+
+import static io.dogama.agent.lifecycle.internal.Harness.bytes;
+import static io.dogama.agent.lifecycle.internal.Harness.failedWith;
+import static io.dogama.agent.lifecycle.internal.Harness.ok;
+import static io.dogama.agent.lifecycle.internal.Harness.replaceBody;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Protocol;
+import io.dogama.agent.core.Violation;
+import io.dogama.agent.lifecycle.AgentOperations;
+import io.dogama.agent.lifecycle.Created;
+import io.dogama.agent.lifecycle.DiskUsage;
+import io.dogama.agent.lifecycle.InstanceSummary;
+import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.lifecycle.PortAvailability;
+import io.dogama.agent.lifecycle.Stats;
+import io.dogama.agent.policy.Rules;
+import io.dogama.agent.registry.InstanceRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The operations against the real engine: happy paths and the refusals each check must produce. */
+class OperationsTest {
+    private static final System.Logger LOG = System.getLogger(OperationsTest.class.getName());
+
+    private Harness h;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        h = new Harness();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        h.close();
+    }
+
+    @Test
+    void wholeLifecycle() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        String v1 = h.plan(id, src, port, "one");
+
+        long t0 = System.nanoTime();
+        Created created = ok(h.ops.create(bytes(v1)));
+        long t1 = System.nanoTime();
+        assertFalse(created.existed());
+        assertEquals(InstanceState.CREATED, created.instance().summary().state());
+        assertEquals("created", created.instance().container().status());
+        assertEquals(Harness.digest(v1), created.instance().summary().planDigest());
+        assertEquals(0, created.instance().summary().revision());
+        h.assertEnd(id, Harness.End.SETTLED);
+
+        // idempotent repeat; another plan under the same ID is refused
+        Created again = ok(h.ops.create(bytes(v1)));
+        assertTrue(again.existed());
+        failedWith(ProblemCode.INSTANCE_EXISTS, h.ops.create(bytes(h.plan(id, src, port, "other"))));
+
+        long t2 = System.nanoTime();
+        InstanceView running = ok(h.ops.start(id));
+        long t3 = System.nanoTime();
+        assertEquals(InstanceState.RUNNING, running.summary().state());
+        assertEquals("running", running.container().status());
+        assertTrue(running.container().startedAt().isPresent());
+        h.assertEnd(id, Harness.End.SETTLED);
+        // the bind mount is there, as the container sees it
+        assertEquals("kept " + h.run + " data", h.cli("exec", "dogama-" + id, "/bin/busybox", "cat", "/data/index.html"));
+        assertEquals(running.container().startedAt(), ok(h.ops.start(id)).container().startedAt(),
+                "start of a running instance is a no-op");
+
+        Stats stats = ok(h.ops.stats(id));
+        assertEquals(33554432L, stats.memoryLimitBytes());
+        assertTrue(stats.pids() >= 1);
+
+        List<PortAvailability> ports = ok(h.ops.checkPorts(List.of(new HostPort("127.0.0.1", port, Protocol.TCP),
+                new HostPort("0.0.0.0", port, Protocol.TCP), new HostPort("127.0.0.1", port, Protocol.UDP))));
+        assertEquals(List.of(false, false, true), ports.stream().map(PortAvailability::available).toList());
+
+        List<InstanceSummary> list = ok(h.ops.list());
+        assertEquals(List.of(id), list.stream().map(InstanceSummary::instanceId).toList());
+
+        long t4 = System.nanoTime();
+        InstanceView stopped = ok(h.ops.stop(id, 5));
+        long t5 = System.nanoTime();
+        assertEquals(InstanceState.STOPPED, stopped.summary().state());
+        assertEquals("exited", stopped.container().status());
+        assertTrue(stopped.container().exitCode().isPresent());
+        assertEquals(InstanceState.STOPPED, ok(h.ops.stop(id, 5)).summary().state(), "stop of a stopped one is ok");
+        h.assertEnd(id, Harness.End.SETTLED);
+
+        InstanceView restarted = ok(h.ops.restart(id, 5));
+        assertEquals(InstanceState.RUNNING, restarted.summary().state());
+        assertEquals("running", restarted.container().status());
+        String oldContainer = h.requireRecord(id).containerId().orElseThrow();
+
+        // replace, keeping the same host port: the instance's own binding does not count
+        String v2 = h.plan(id, src, port, "two");
+        failedWith(ProblemCode.REVISION_CONFLICT, h.ops.replace(id, bytes(replaceBody(v2, 7))));
+        long t6 = System.nanoTime();
+        InstanceView replaced = ok(h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        long t7 = System.nanoTime();
+        assertEquals(1, replaced.summary().revision());
+        assertEquals(Harness.digest(v2), replaced.summary().planDigest());
+        assertEquals(InstanceState.RUNNING, replaced.summary().state());
+        assertEquals("running", replaced.container().status());
+        assertTrue(h.seen(oldContainer).isEmpty(), "the old container is gone");
+        assertTrue(h.seen("dogama-" + id + "-r0").isEmpty(), "no prior container is left");
+        h.assertEnd(id, Harness.End.SETTLED);
+        assertEquals("kept " + h.run + " data", h.cli("exec", "dogama-" + id, "/bin/busybox", "cat", "/data/index.html"));
+        failedWith(ProblemCode.REVISION_CONFLICT, h.ops.replace(id, bytes(replaceBody(v2, 0))));
+
+        long t8 = System.nanoTime();
+        ok(h.ops.delete(id));
+        long t9 = System.nanoTime();
+        h.assertEnd(id, Harness.End.ABSENT);
+        h.assertKept(src, "data");
+        failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.inspect(id));
+        failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.delete(id));
+        assertEquals(List.of(true), ok(h.ops.checkPorts(List.of(new HostPort("127.0.0.1", port, Protocol.TCP))))
+                .stream().map(PortAvailability::available).toList());
+
+        String timing = String.format(java.util.Locale.ROOT,
+                "create %.1f ms, start %.1f ms, stop %.1f ms, replace (running) %.1f ms, delete %.1f ms",
+                ms(t0, t1), ms(t2, t3), ms(t4, t5), ms(t6, t7), ms(t8, t9));
+        LOG.log(System.Logger.Level.INFO, "lifecycle timing: " + timing);
+        Files.writeString(Path.of("target/lifecycle-timing.txt"), timing + "\n",
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    }
+
+    private static double ms(long from, long to) {
+        return (to - from) / 1e6;
+    }
+
+    @Test
+    void replaceOfAStoppedInstanceLeavesTheNewOneCreated() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        InstanceView v = ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        assertEquals(InstanceState.CREATED, v.summary().state());
+        assertEquals("created", v.container().status());
+        assertEquals(1, v.summary().revision());
+        h.assertEnd(id, Harness.End.SETTLED);
+    }
+
+    @Test
+    void replaceMustNameTheSameInstance() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        Outcome<InstanceView> o = h.ops.replace(id, bytes(replaceBody(h.plan(h.newId(), src, port, "two"), 0)));
+        failedWith(ProblemCode.PLAN_REJECTED, o);
+        assertEquals(List.of(new Violation("plan.instanceId", Env.RULE_INSTANCE_MISMATCH)),
+                ((Outcome.Failed<?>) o).violations());
+        assertEquals(Harness.digest(h.plan(id, src, port, "one")), h.requireRecord(id).planDigest());
+    }
+
+    @Test
+    void replaceViolationsCarryThePlanPrefix() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        Outcome<InstanceView> o = h.ops.replace(id,
+                bytes(replaceBody(h.plan(id, h.root.resolve("nope"), port, "two"), 0)));
+        failedWith(ProblemCode.PLAN_REJECTED, o);
+        assertEquals(List.of(new Violation("plan.mounts[0].source", Rules.NOT_FOUND)),
+                ((Outcome.Failed<?>) o).violations());
+        h.assertEnd(id, Harness.End.SETTLED);
+    }
+
+    @Test
+    void unknownAndInvalidIds() {
+        for (String id : List.of("t-nothing-here", "Bad_ID", "../x")) {
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.inspect(id));
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.start(id));
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.stop(id, 1));
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.restart(id, 1));
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.delete(id));
+            failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.stats(id));
+        }
+    }
+
+    @Test
+    void invalidPlanIsRejectedBeforeAnythingHappens() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        String bad = h.plan(id, src, 80, "one");
+        Outcome<Created> o = h.ops.create(bytes(bad));
+        failedWith(ProblemCode.PLAN_REJECTED, o);
+        assertTrue(((Outcome.Failed<?>) o).violations().contains(new Violation("ports[0].hostPort",
+                Rules.PORT_OUT_OF_RANGE)));
+        h.assertEnd(id, Harness.End.ABSENT);
+        failedWith(ProblemCode.PLAN_REJECTED, h.ops.create(bytes(h.plan("Bad_Id", src, Harness.port(), "x"))));
+        failedWith(ProblemCode.MALFORMED_REQUEST, h.ops.create(bytes("{")));
+    }
+
+    @Test
+    void portsOfRegisteredInstancesConflict() throws Exception {
+        String a = h.newId();
+        String b = h.newId();
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(a, h.source("a"), port, "one"))));
+        // a is only created (publishes nothing yet): its registration alone holds the port
+        failedWith(ProblemCode.PORT_CONFLICT, h.ops.create(bytes(h.plan(b, h.source("b"), port, "one"))));
+        h.assertEnd(b, Harness.End.ABSENT);
+        ok(h.ops.create(bytes(h.plan(b, h.root.resolve("b"), port + 1, "one"))));
+        // replace of b onto a's port is a conflict too
+        failedWith(ProblemCode.PORT_CONFLICT, h.ops.replace(b, bytes(replaceBody(h.plan(b, h.root.resolve("b"),
+                port, "two"), 0))));
+        h.assertEnd(b, Harness.End.SETTLED);
+    }
+
+    @Test
+    void portsPublishedByAStrangerConflict() throws Exception {
+        int port = Harness.port();
+        h.cli("run", "-d", "--init", "--label", "test-run=" + h.run, "-p", "127.0.0.1:" + port + ":8080",
+                Harness.DEMO_IMAGE);
+        String id = h.newId();
+        failedWith(ProblemCode.PORT_CONFLICT, h.ops.create(bytes(h.plan(id, h.source("data"), port, "one"))));
+        assertEquals(List.of(false), ok(h.ops.checkPorts(List.of(new HostPort("127.0.0.1", port, Protocol.TCP))))
+                .stream().map(PortAvailability::available).toList());
+    }
+
+    @Test
+    void bindSourcesAreRevalidatedBeforeStartAndRestart() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        ok(h.ops.create(bytes(h.plan(id, src, Harness.port(), "one"))));
+        // swap the source for a symlink to the same content: the container would follow the link
+        Path moved = Files.move(src, h.root.resolve("elsewhere"));
+        Files.createSymbolicLink(src, moved);
+        Outcome<InstanceView> o = h.ops.start(id);
+        failedWith(ProblemCode.PLAN_REJECTED, o);
+        assertTrue(((Outcome.Failed<?>) o).violations().stream().anyMatch(v -> v.field().startsWith("mounts[0]")),
+                "violation names the mount: " + o);
+        assertEquals("created", h.seen("dogama-" + id).orElseThrow().status(), "not started");
+        assertEquals(InstanceState.CREATED, h.requireRecord(id).state());
+        failedWith(ProblemCode.PLAN_REJECTED, h.ops.restart(id, 1));
+        assertEquals("created", h.seen("dogama-" + id).orElseThrow().status(), "not restarted");
+        // put it back: start works again
+        Files.delete(src);
+        Files.move(moved, src);
+        assertEquals("running", ok(h.ops.start(id)).container().status());
+        ok(h.ops.delete(id));
+        h.assertKept(src, "data");
+    }
+
+    @Test
+    void stopTimeoutIsDefended() throws Exception {
+        String id = h.newId();
+        ok(h.ops.create(bytes(h.plan(id, h.source("data"), Harness.port(), "one"))));
+        failedWith(ProblemCode.MALFORMED_REQUEST, h.ops.stop(id, -1));
+        failedWith(ProblemCode.MALFORMED_REQUEST, h.ops.restart(id, 301));
+    }
+
+    @Test
+    void checkDiskAndHealth() throws Exception {
+        Path src = h.source("data");
+        List<DiskUsage> d = ok(h.ops.checkDisk(List.of(src.toString(), h.root.toString())));
+        assertEquals(List.of(src.toString(), h.root.toString()), d.stream().map(DiskUsage::path).toList());
+        assertTrue(d.getFirst().totalBytes() > 0 && d.getFirst().usableBytes() >= 0);
+        failedWith(ProblemCode.PLAN_REJECTED, h.ops.checkDisk(List.of(src.toString(), "/etc")));
+        assertEquals(AgentOperations.Health.OK, ok(h.ops.health()));
+    }
+
+    @Test
+    void stateMachineRefusals() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        // into INTERVENTION_REQUIRED: the replace fails, and so does its rollback
+        h.faults.current = new Harness.Script().on(Step.REPLACE_START_NEW, Harness.FAIL)
+                .on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL);
+        failedWith(ProblemCode.INTERVENTION_REQUIRED,
+                h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        h.faults.current = Faults.NONE;
+        InstanceRecord r = h.assertEnd(id, Harness.End.INTERVENTION).orElseThrow();
+        assertEquals(0, r.revision());
+        assertEquals(InstanceState.INTERVENTION_REQUIRED, ok(h.ops.inspect(id)).summary().state());
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.start(id));
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.stop(id, 1));
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.restart(id, 1));
+        failedWith(ProblemCode.INVALID_TRANSITION,
+                h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
+        failedWith(ProblemCode.INTERVENTION_REQUIRED, h.ops.stats(id));
+        // delete is the way out, and removes both containers
+        ok(h.ops.delete(id));
+        h.assertEnd(id, Harness.End.ABSENT);
+        h.assertKept(src, "data");
+    }
+}
