@@ -1,0 +1,196 @@
+package io.dogama.agent.lifecycle.internal;
+
+import static io.dogama.agent.lifecycle.internal.Harness.FAIL;
+import static io.dogama.agent.lifecycle.internal.Harness.HALT;
+import static io.dogama.agent.lifecycle.internal.Harness.bytes;
+import static io.dogama.agent.lifecycle.internal.Harness.failedWith;
+import static io.dogama.agent.lifecycle.internal.Harness.ok;
+import static io.dogama.agent.lifecycle.internal.Harness.replaceBody;
+import static io.dogama.agent.lifecycle.internal.Step.CREATE_COMMIT;
+import static io.dogama.agent.lifecycle.internal.Step.REPLACE_COMMIT;
+import static io.dogama.agent.lifecycle.internal.Step.REPLACE_START_NEW;
+import static io.dogama.agent.lifecycle.internal.Step.ROLLBACK_REMOVE_NEW;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.registry.InstanceRecord;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * For EVERY {@link Step} of create, replace, rollback and delete, against the real engine: (a) a run
+ * whose step fails (a simulated engine failure: the operation's own error handling runs) and (b) a
+ * run halted at the step (an {@link Error} nothing catches, like a crash), after which a NEW agent
+ * (new registry handle on the same data directory, new engine client) reconciles. Each run ends with
+ * no orphan, incomplete or duplicate container, the prior instance restored or left stopped in
+ * {@code INTERVENTION_REQUIRED}, and the bind-mounted file untouched. A new step in the enum gets
+ * both tests automatically; the test also proves the step was actually reached.
+ */
+class FaultTest {
+    private Harness h;
+    private String id;
+    private Path src;
+    private String v1;
+    private String v2;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        h = new Harness();
+        id = h.newId();
+        src = h.source("data");
+        int port = Harness.port();
+        v1 = h.plan(id, src, port, "one");
+        // same host port: during a replace the instance's own binding does not count
+        v2 = h.plan(id, src, port, "two");
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        h.close();
+    }
+
+    /** Steps that must fail first so that the target step is reached at all. */
+    private static List<Step> triggers(Step target) {
+        return switch (target) {
+            case CREATE_UNDO_REMOVE, CREATE_UNDO_DROP -> List.of(CREATE_COMMIT);
+            // the old container is gone once the replace removed it: the rollback recreates it
+            case ROLLBACK_RECREATE_OLD, ROLLBACK_RECORD_OLD -> List.of(REPLACE_COMMIT);
+            case ROLLBACK_STOP_ALL, ROLLBACK_GIVE_UP -> List.of(REPLACE_START_NEW, ROLLBACK_REMOVE_NEW);
+            case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW, ROLLBACK_RENAME_OLD, ROLLBACK_START_OLD, ROLLBACK_COMMIT ->
+                    List.of(REPLACE_START_NEW);
+            default -> List.of();
+        };
+    }
+
+    /** Builds the instance the operation under test starts from, and returns that operation. */
+    private Supplier<Outcome<?>> prepare(Step target) throws Exception {
+        switch (target.family()) {
+            case CREATE -> {
+                return () -> h.ops.create(bytes(v1));
+            }
+            case REPLACE, ROLLBACK -> {
+                ok(h.ops.create(bytes(v1)));
+                ok(h.ops.start(id));
+                return () -> h.ops.replace(id, bytes(replaceBody(v2, 0)));
+            }
+            case DELETE -> {
+                ok(h.ops.create(bytes(v1)));
+                ok(h.ops.start(id));
+                if (target == Step.DELETE_REMOVE_PRIOR) {
+                    // only an instance a failed rollback left behind has a prior container to delete
+                    h.faults.current = new Harness.Script().on(REPLACE_START_NEW, FAIL).on(ROLLBACK_REMOVE_NEW, FAIL);
+                    failedWith(ProblemCode.INTERVENTION_REQUIRED, h.ops.replace(id, bytes(replaceBody(v2, 0))));
+                    h.faults.current = Faults.NONE;
+                    h.assertEnd(id, Harness.End.INTERVENTION);
+                    assertEquals(2, h.containersOf(id).size(), "new and old container both kept");
+                }
+                return () -> h.ops.delete(id);
+            }
+        }
+        throw new IllegalStateException("unreachable");
+    }
+
+    private Harness.Script script(Step target, Harness.Action action) {
+        Harness.Script s = new Harness.Script();
+        triggers(target).forEach(t -> s.on(t, FAIL));
+        return s.on(target, action);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Step.class)
+    void failsAt(Step target) throws Exception {
+        Supplier<Outcome<?>> op = prepare(target);
+        Harness.Script script = script(target, FAIL);
+        h.faults.current = script;
+        Outcome<?> outcome = op.get();
+        h.faults.current = Faults.NONE;
+        assertTrue(script.reached(target), target + " was never reached: " + script.reached);
+        assertTrue(outcome instanceof Outcome.Failed<?>, "a failed step must fail the operation: " + outcome);
+
+        // right after the failed request
+        switch (target) {
+            case CREATE_PERSIST_INTENT, CREATE_CONTAINER, CREATE_COMMIT -> h.assertEnd(id, Harness.End.ABSENT);
+            case CREATE_UNDO_REMOVE, CREATE_UNDO_DROP -> assertState(InstanceState.CREATING);
+            case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW, ROLLBACK_RENAME_OLD, ROLLBACK_RECREATE_OLD,
+                    ROLLBACK_RECORD_OLD, ROLLBACK_START_OLD, ROLLBACK_COMMIT -> {
+                failedWith(ProblemCode.INTERVENTION_REQUIRED, outcome);
+                h.assertEnd(id, Harness.End.INTERVENTION);
+            }
+            case ROLLBACK_STOP_ALL, ROLLBACK_GIVE_UP -> {
+                failedWith(ProblemCode.INTERVENTION_REQUIRED, outcome);
+                assertState(InstanceState.ROLLING_BACK);
+            }
+            case DELETE_PERSIST_INTENT -> assertRestored();
+            case DELETE_REMOVE_CONTAINER, DELETE_REMOVE_PRIOR, DELETE_REMOVE_RECORD ->
+                    assertState(InstanceState.DELETING);
+            default -> {
+                // every replace step: rolled back in the request, at the old revision
+                failedWith(ProblemCode.INTERNAL_ERROR, outcome);
+                assertRestored();
+            }
+        }
+        h.assertKept(src, "data");
+
+        // and after a restart of the agent
+        h.restartAgent();
+        switch (target) {
+            case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW, ROLLBACK_RENAME_OLD, ROLLBACK_RECREATE_OLD,
+                    ROLLBACK_RECORD_OLD, ROLLBACK_START_OLD, ROLLBACK_COMMIT ->
+                    h.assertEnd(id, Harness.End.INTERVENTION);
+            default -> assertFinal(target);
+        }
+        h.assertKept(src, "data");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Step.class)
+    void haltsAt(Step target) throws Exception {
+        Supplier<Outcome<?>> op = prepare(target);
+        Harness.Script script = script(target, HALT);
+        h.faults.current = script;
+        assertThrows(Harness.Halt.class, op::get, "the halt must reach the caller, nothing may catch it");
+        assertTrue(script.reached(target), target + " was never reached: " + script.reached);
+
+        h.restartAgent();
+        assertFinal(target);
+        h.assertKept(src, "data");
+    }
+
+    /** The end state after the new agent reconciled. */
+    private void assertFinal(Step target) throws Exception {
+        switch (target.family()) {
+            case CREATE -> h.assertEnd(id, Harness.End.ABSENT);
+            case REPLACE, ROLLBACK -> assertRestored();
+            case DELETE -> {
+                if (target == Step.DELETE_PERSIST_INTENT) {
+                    assertRestored();
+                } else {
+                    h.assertEnd(id, Harness.End.ABSENT);
+                }
+            }
+        }
+    }
+
+    private void assertState(InstanceState expected) throws Exception {
+        assertEquals(expected, h.requireRecord(id).state());
+    }
+
+    /** The instance as it was before the operation: plan v1, revision 0, running. */
+    private void assertRestored() throws Exception {
+        Optional<InstanceRecord> r = h.assertEnd(id, Harness.End.SETTLED);
+        assertEquals(Harness.digest(v1), r.orElseThrow().planDigest());
+        assertEquals(0, r.get().revision());
+        assertEquals(InstanceState.RUNNING, r.get().state());
+        assertEquals("running", ok(h.ops.inspect(id)).container().status());
+    }
+}
