@@ -31,6 +31,8 @@ final class FakeOperations implements AgentOperations {
     final List<byte[]> bodies = new CopyOnWriteArrayList<>();
     volatile boolean dockerUp = true;
     volatile boolean explode;
+    /** When set, health() waits for it: a slow Docker call. */
+    volatile java.util.concurrent.CountDownLatch healthGate;
     private final Map<String, Entry> instances = new TreeMap<>();
 
     private record Entry(String plan, long revision, InstanceState state, String status) {
@@ -46,6 +48,17 @@ final class FakeOperations implements AgentOperations {
     @Override
     public Outcome<Health> health() {
         record("health");
+        java.util.concurrent.CountDownLatch gate = healthGate;
+        if (gate != null) {
+            try {
+                if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
+            }
+        }
         return dockerUp ? Outcome.ok(Health.OK) : Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
     }
 

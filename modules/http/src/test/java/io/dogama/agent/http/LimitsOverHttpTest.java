@@ -276,4 +276,30 @@ class LimitsOverHttpTest {
             assertEquals(200, status, "no request served after the held connections closed");
         }
     }
+
+    @Test
+    void idleKeepAliveConnectionIsClosedButASlowOperationIsNotCutOff() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                shortTimeouts()); Socket s = RawHttp.connect(f.port)) {
+            f.ops.healthGate = new java.util.concurrent.CountDownLatch(1);
+            StringBuilder request = new StringBuilder("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+            f.signedHeaders("GET", "/v1/health", "").forEach(h -> request.append(h).append("\r\n"));
+            s.getOutputStream().write(request.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+            // The operation outlasts the request timeout (800 ms) several times over.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (f.ops.calls.isEmpty() && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+            }
+            assertEquals(List.of("health"), f.ops.calls, "the request did not reach the operation");
+            // Not synchronisation: letting three request timeouts pass is the point of the test.
+            Thread.sleep(Duration.ofMillis(2500));
+            f.ops.healthGate.countDown();
+            RawHttp.Response r = RawHttp.read(s.getInputStream());
+            assertEquals(200, r.status(), "a slow operation was cut off by the request timeout");
+            // Kept alive, then idle: closed after about the request timeout.
+            long closedAfter = millisUntilClosed(s);
+            assertTrue(closedAfter < 5000, "idle connection kept for " + closedAfter + " ms");
+        }
+    }
 }
