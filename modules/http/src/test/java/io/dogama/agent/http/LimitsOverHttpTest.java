@@ -302,4 +302,24 @@ class LimitsOverHttpTest {
             assertTrue(closedAfter < 5000, "idle connection kept for " + closedAfter + " ms");
         }
     }
+
+    @Test
+    void requestsBeyondTheConcurrencyLimitAre503Busy() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withMaxConcurrentRequests(1)); Socket s = RawHttp.connect(f.port)) {
+            f.ops.healthGate = new java.util.concurrent.CountDownLatch(1);
+            s.getOutputStream().write(RawHttp.request("GET", "/v1/health", f.signedHeaders("GET", "/v1/health", ""), "")
+                    .getBytes(StandardCharsets.US_ASCII));
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (f.ops.calls.isEmpty() && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+            }
+            assertEquals(List.of("health"), f.ops.calls);
+            RawHttp.Response second = f.send("GET", "/v1/health", "");
+            f.ops.healthGate.countDown();
+            assertProblem(second, 503, "busy");
+            assertEquals(200, RawHttp.read(s.getInputStream()).status());
+        }
+    }
 }
