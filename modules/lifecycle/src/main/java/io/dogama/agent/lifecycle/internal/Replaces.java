@@ -200,6 +200,18 @@ final class Replaces {
         InstanceRecord.Prior p = r.prior().orElseThrow(() -> new Abort(ProblemCode.INTERVENTION_REQUIRED));
         String name = r.containerName();
 
+        // 0. decide whether the prior instance can come back at all, before anything is removed
+        Env.Identity old = env.identify(p.containerId(), Env.Expect.prior(r, p));
+        if (old instanceof Env.Mismatch) {
+            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        }
+        Optional<ApprovedPlan> again = Optional.empty();
+        if (old instanceof Env.Missing) {
+            again = Optional.of(reapprove(r, p));
+        } else if (old instanceof Env.Match m && !m.info().name().equals(name) && nameHeldByOther(name, r)) {
+            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        }
+
         // 1. the new container goes (only the one the record names, and only if it is still ours)
         if (r.containerId().isPresent()) {
             switch (env.identify(r.containerId(), Env.Expect.current(r))) {
@@ -211,23 +223,23 @@ final class Replaces {
                 }
                 case Env.Mismatch m -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
-            t.write(t.record().withContainerId(Optional.empty()).withStep(Optional.of(Step.ROLLBACK_RENAME_OLD.marker())));
+            t.write(t.record().withContainerId(Optional.empty())
+                    .withStep(Optional.of(Step.ROLLBACK_RENAME_OLD.marker())));
         }
 
         // 2. the old container is back under its name, or made again from the prior plan
-        String oldId = switch (env.identify(p.containerId(), Env.Expect.prior(r, p))) {
-            case Env.Mismatch m -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            case Env.Match m -> {
-                if (!m.info().name().equals(name)) {
-                    env.faults.at(Step.ROLLBACK_RENAME_OLD);
-                    t.mark(Optional.of(Step.ROLLBACK_RENAME_OLD));
-                    // A container we do not know holding the name makes this fail: never touched.
-                    env.docker.renameContainer(m.info().id(), name);
-                }
-                yield m.info().id();
+        String oldId;
+        if (old instanceof Env.Match m) {
+            if (!m.info().name().equals(name)) {
+                env.faults.at(Step.ROLLBACK_RENAME_OLD);
+                t.mark(Optional.of(Step.ROLLBACK_RENAME_OLD));
+                // A container we do not know taking the name meanwhile makes this fail: never touched.
+                env.docker.renameContainer(m.info().id(), name);
             }
-            case Env.Missing m -> recreate(t);
-        };
+            oldId = m.info().id();
+        } else {
+            oldId = recreate(t, again.orElseThrow());
+        }
 
         // 3. its run state
         Event restored = Event.ROLLED_BACK_STOPPED;
@@ -256,8 +268,38 @@ final class Replaces {
                 now.revision());
     }
 
-    /** The old container is gone: the prior plan is validated and approved again, then created. */
-    private String recreate(Tracked t) throws Abort, DockerException, RegistryException {
+    /** True if something other than the new container holds the name the old one must get back. */
+    private boolean nameHeldByOther(String name, InstanceRecord r) throws DockerException {
+        try {
+            Optional<ContainerInfo> holder = env.docker.inspectContainer(name);
+            return holder.isPresent() && !r.containerId().equals(Optional.of(holder.get().id()));
+        } catch (DockerProtocolException e) {
+            return true;
+        }
+    }
+
+    /**
+     * The old container is gone: the prior plan must pass validation and image approval again (the
+     * new container's ports do not count, it is about to go). A refusal means the prior instance
+     * cannot come back: not safe.
+     */
+    private ApprovedPlan reapprove(InstanceRecord r, InstanceRecord.Prior p)
+            throws Abort, DockerException, RegistryException {
+        ApprovedPlan again;
+        try {
+            again = env.approve(Env.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
+        } catch (Abort refused) {
+            Problems.log("re-approval of the prior plan of " + r.instanceId(), refused);
+            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        }
+        if (!again.planDigest().equals(p.planDigest())) {
+            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        }
+        return again;
+    }
+
+    /** Creates the old container again from its re-approved plan. */
+    private String recreate(Tracked t, ApprovedPlan again) throws Abort, DockerException, RegistryException {
         InstanceRecord r = t.record();
         InstanceRecord.Prior p = r.prior().orElseThrow();
         if (Step.ROLLBACK_RECREATE_OLD.marker().equals(r.step().orElse(""))) {
@@ -265,17 +307,6 @@ final class Replaces {
             for (String c : env.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
                 env.removeIfPresent(c);
             }
-        }
-        ApprovedPlan again;
-        try {
-            again = env.approve(Env.parseRegistered(p.canonicalPlan()), List.of(), "");
-        } catch (Abort refused) {
-            // The prior plan no longer passes (image gone, source moved, port taken): not safe.
-            Problems.log("re-approval of the prior plan of " + r.instanceId(), refused);
-            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-        }
-        if (!again.planDigest().equals(p.planDigest())) {
-            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
         }
         env.faults.at(Step.ROLLBACK_RECREATE_OLD);
         t.mark(Optional.of(Step.ROLLBACK_RECREATE_OLD));

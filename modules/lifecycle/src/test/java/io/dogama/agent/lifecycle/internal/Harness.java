@@ -334,8 +334,17 @@ final class Harness implements AutoCloseable {
      * @return the record, if any
      */
     Optional<InstanceRecord> assertEnd(String id, End end) throws RegistryException {
+        return assertEnd(id, end, Set.of());
+    }
+
+    /**
+     * As {@link #assertEnd(String, End)}, not counting containers a test made itself.
+     *
+     * @param strangers IDs of containers the test made (an impostor, a name squatter)
+     */
+    Optional<InstanceRecord> assertEnd(String id, End end, Set<String> strangers) throws RegistryException {
         Optional<InstanceRecord> rec = record(id);
-        List<Seen> containers = containersOf(id);
+        List<Seen> containers = containersOf(id).stream().filter(c -> !strangers.contains(c.id())).toList();
         switch (end) {
             case ABSENT -> {
                 assertTrue(rec.isEmpty(), "expected no record, got " + rec);
