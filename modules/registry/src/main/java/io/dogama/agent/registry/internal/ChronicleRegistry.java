@@ -61,6 +61,12 @@ public final class ChronicleRegistry implements Registry {
     static final int AVERAGE_KEY_BYTES = 24;
     /** Average value size the map is laid out for: a record with one plan of a few KiB. */
     static final int AVERAGE_VALUE_BYTES = 4 * 1024;
+    /** Allocation unit of the map. */
+    static final int CHUNK_BYTES = 1024;
+    /** Target entries per segment (a segment is Chronicle's unit of locking and of a tier's size). */
+    static final int ENTRIES_PER_SEGMENT = 128;
+    /** Chronicle's per-entry bytes besides key and value (size prefixes, checksum), rounded up. */
+    static final int ENTRY_OVERHEAD_BYTES = 32;
     /** Spare entries over the instance limit (the sentinel, and room for an administrator raising it). */
     static final int ENTRY_HEADROOM = 16;
     /**
@@ -232,9 +238,9 @@ public final class ChronicleRegistry implements Registry {
      * Runs Chronicle's recovery on a copy of the map and then puts the copy in place. Chronicle repairs
      * counters, locks and free lists itself, but it DROPS entries it finds damaged (a flipped byte in the
      * file, or a write torn by the kill itself). A dropped instance must not silently vanish: every dropped
-     * entry whose key Chronicle names gets a tombstone that reads as {@code Tampered}, the original file is
-     * kept as {@value #PRE_RECOVERY_FILE} for the operator, and an entry whose key cannot be named is logged
-     * as an error.
+     * entry whose key Chronicle names gets a tombstone that reads as {@code Tampered} and the original file
+     * is kept as {@value #PRE_RECOVERY_FILE} for the operator; if an entry cannot be named, the start fails
+     * and {@value #MAP_FILE} is left as it was (so every later start fails the same way).
      */
     private static void recover(Path mapFile, int maxInstances) throws RegistryException {
         Path dir = mapFile.getParent();
@@ -263,11 +269,15 @@ public final class ChronicleRegistry implements Registry {
             if (report.repaired > 0) {
                 LOG.log(Level.INFO, "registry: recovery repaired " + report.repaired + " bookkeeping field(s)");
             }
+            if (report.unnamed() > 0) {
+                // An entry we cannot name cannot be tombstoned: going on would silently forget an instance.
+                throw new RegistryException(MAP_FILE + " is corrupt: recovery would drop " + report.unnamed()
+                        + " damaged entr(y/ies) it cannot attribute to an instance; the file is left untouched");
+            }
             if (report.dropped > 0) {
                 Files.copy(mapFile, dir.resolve(PRE_RECOVERY_FILE), StandardCopyOption.REPLACE_EXISTING);
-                LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies); "
-                        + report.droppedKeys.size() + " of them now read as tampered, " + report.unnamed()
-                        + " could not be named; the file before recovery is kept as " + PRE_RECOVERY_FILE);
+                LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies), which "
+                        + "now read as tampered; the file before recovery is kept as " + PRE_RECOVERY_FILE);
             }
             Files.move(work, mapFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             Fsync.directory(dir);
@@ -285,16 +295,24 @@ public final class ChronicleRegistry implements Registry {
     /**
      * Sorts Chronicle's corruption reports into repaired bookkeeping (expected after a kill: a lock word,
      * an entry counter or the free-chunk hint left mid-update) and dropped entries. Chronicle's messages
-     * embed keys and values, so only categories are logged; the key is taken from the fixed
-     * {@code "key: <key>, value: "} part of Chronicle's message (a test pins that format).
+     * embed keys and values, so only categories are logged; the keys are taken from the fixed parts of
+     * Chronicle's messages ({@code "key: <key>,"}, {@code "entry key: <key>"}, {@code "with key <key>,"},
+     * {@code "Wrong value size: <key>,"}); a test pins the checksum case.
      */
     static final class RecoveryReport implements ChronicleHashCorruption.Listener {
         private static final List<String> BOOKKEEPING = List.of(
                 "Wrong number of entries counter", "wrong lowest free chunk", "global mutable state lock",
                 "size-prefixed blob readiness bit");
-        private static final Pattern KEY = Pattern.compile("key: ([a-z0-9-]{3,63}), value: ");
+        private static final String ID = "([a-z0-9][a-z0-9-]{1,61}[a-z0-9])";
+        /** The exact shapes in which Chronicle 2026.1's recovery messages name an entry's key. */
+        private static final List<Pattern> KEY_FORMS = List.of(
+                Pattern.compile("(?:^|, )key: " + ID + ", value: "),
+                Pattern.compile("entry key: " + ID + "(?:, entry pos: |$)"),
+                Pattern.compile("with key " + ID + ", first value is "),
+                Pattern.compile("^Wrong value size: " + ID + ", key: "));
         int repaired;
         int dropped;
+        private int unnamed;
         final Set<String> droppedKeys = new TreeSet<>();
 
         @Override
@@ -307,14 +325,22 @@ public final class ChronicleRegistry implements Registry {
             dropped++;
             LOG.log(Level.WARNING, "registry: recovery found a damaged entry or structure in segment "
                     + corruption.segmentIndex());
-            Matcher m = KEY.matcher(message);
-            if (m.find() && Ids.isId(m.group(1))) {
-                droppedKeys.add(m.group(1));
+            boolean named = false;
+            for (Pattern form : KEY_FORMS) {
+                Matcher m = form.matcher(message);
+                if (m.find() && Ids.isId(m.group(1))) {
+                    droppedKeys.add(m.group(1));
+                    named = true;
+                    break;
+                }
+            }
+            if (!named) {
+                unnamed++;
             }
         }
 
         int unnamed() {
-            return dropped - droppedKeys.size();
+            return unnamed;
         }
     }
 
@@ -332,12 +358,35 @@ public final class ChronicleRegistry implements Registry {
         }
     }
 
+    /**
+     * The map layout for {@code maxInstances}, explicit rather than derived from averages, so that the
+     * largest record ({@link RecordCodec#MAX_ENCODED_BYTES}: two plans at their limit, during a replace)
+     * always fits in one segment tier: entries of {@value #CHUNK_BYTES}-byte chunks, about
+     * {@value #ENTRIES_PER_SEGMENT} entries per segment, each tier able to hold at least two maximal records.
+     * An existing file keeps the layout it was created with (Chronicle reads it from the file header).
+     */
     static ChronicleMapBuilder<String, byte[]> builder(int maxInstances) {
+        long entries = maxInstances + 1L + ENTRY_HEADROOM;
+        int segments = Integer.highestOneBit((int) Math.max(1, (entries + ENTRIES_PER_SEGMENT - 1) / ENTRIES_PER_SEGMENT));
+        if (segments * (long) ENTRIES_PER_SEGMENT < entries) {
+            segments *= 2;
+        }
+        long perSegment = (entries + segments - 1) / segments;
+        int maxChunks = (RecordCodec.MAX_ENCODED_BYTES + AVERAGE_KEY_BYTES + ENTRY_OVERHEAD_BYTES + CHUNK_BYTES - 1)
+                / CHUNK_BYTES;
+        long averageChunks = (AVERAGE_VALUE_BYTES + AVERAGE_KEY_BYTES + ENTRY_OVERHEAD_BYTES + CHUNK_BYTES - 1)
+                / CHUNK_BYTES;
+        long chunksPerTier = Math.max(perSegment * averageChunks * 2, 2L * maxChunks);
         return ChronicleMap.of(String.class, byte[].class)
                 .name("dogama-registry")
-                .entries(maxInstances + 1L + ENTRY_HEADROOM)
+                .entries(entries)
                 .averageKeySize(AVERAGE_KEY_BYTES)
                 .averageValueSize(AVERAGE_VALUE_BYTES)
+                .actualSegments(segments)
+                .entriesPerSegment(perSegment)
+                .actualChunkSize(CHUNK_BYTES)
+                .actualChunksPerSegmentTier(chunksPerTier)
+                .maxChunksPerEntry(maxChunks)
                 .maxBloatFactor(MAX_BLOAT_FACTOR)
                 .checksumEntries(true);
     }

@@ -1,0 +1,176 @@
+package io.dogama.agent.registry.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.InstanceRecord;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A record that does not verify is never returned, never the base of a write, and never silently dropped. */
+class TamperTest {
+    @TempDir
+    Path dir;
+
+    private void seed() throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 4242));
+            r.insert(Samples.record("bravo-1", 2));
+            r.insert(Samples.record("charlie-1", 3));
+        }
+    }
+
+    private void assertTamperedEverywhere(String id) throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            assertInstanceOf(Lookup.Tampered.class, r.get(id));
+            List<Lookup> all = r.all();
+            assertEquals(3, all.size());
+            for (Lookup l : all) {
+                if (l.instanceId().equals(id)) {
+                    assertInstanceOf(Lookup.Tampered.class, l);
+                } else {
+                    assertInstanceOf(Lookup.Found.class, l, "an untouched record must still verify");
+                }
+            }
+            assertInstanceOf(CasResult.Tampered.class, r.replace(1, Samples.record(id, 7)));
+            assertInstanceOf(CasResult.Tampered.class, r.remove(id, 1));
+            assertInstanceOf(CasResult.Tampered.class, r.insert(Samples.record(id, 7)));
+        }
+    }
+
+    @Test
+    void everySingleBitFlipOfAStoredValueIsDetected() throws Exception {
+        seed();
+        byte[] original = RawMap.get(dir, "bravo-1");
+        // Every bit of the header and MAC, and a sample through the body.
+        for (int i = 0; i < original.length; i += (i < 16 || i >= original.length - 40) ? 1 : 37) {
+            for (int bit = 0; bit < 8; bit++) {
+                byte[] flipped = original.clone();
+                flipped[i] ^= (byte) (1 << bit);
+                RawMap.put(dir, "bravo-1", flipped);
+                try (Registry r = Registry.open(dir, 10)) {
+                    assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "byte " + i + " bit " + bit);
+                }
+            }
+        }
+        RawMap.put(dir, "bravo-1", original);
+        try (Registry r = Registry.open(dir, 10)) {
+            assertInstanceOf(Lookup.Found.class, r.get("bravo-1"), "the original verifies again");
+        }
+    }
+
+    @Test
+    void aTamperedRecordIsNeverOverwrittenOrRemoved() throws Exception {
+        seed();
+        byte[] flipped = RawMap.get(dir, "bravo-1");
+        flipped[flipped.length / 2] ^= 0x10;
+        RawMap.put(dir, "bravo-1", flipped);
+        assertTamperedEverywhere("bravo-1");
+        assertArrayEquals(flipped, RawMap.get(dir, "bravo-1"), "the evidence is left as it was");
+    }
+
+    @Test
+    void aValidRecordMovedUnderAnotherIdIsDetected() throws Exception {
+        seed();
+        RawMap.put(dir, "bravo-1", RawMap.get(dir, "alpha-1"));
+        assertTamperedEverywhere("bravo-1");
+    }
+
+    @Test
+    void truncatedAndForeignValuesAreDetected() throws Exception {
+        seed();
+        for (byte[] v : List.of(new byte[0], new byte[] {'D', 'R'}, new byte[44],
+                Arrays.copyOf(RawMap.get(dir, "alpha-1"), 60))) {
+            RawMap.put(dir, "bravo-1", v);
+            try (Registry r = Registry.open(dir, 10)) {
+                assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "length " + v.length);
+            }
+        }
+    }
+
+    @Test
+    void authenticButMalformedContentIsRejectedByTheStrictParser() throws Exception {
+        seed();
+        RecordMac mac = new RecordMac(Files.readAllBytes(dir.resolve(ChronicleRegistry.KEY_FILE)));
+        byte[] good = RecordCodec.encodeRecord(mac, Samples.record("bravo-1", 2), 1);
+        // A trailing byte, correctly signed: only the parser's strictness can reject it.
+        byte[] trailing = resign(mac, "bravo-1", Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES + 1));
+        // A correctly signed record whose payload names another instance than its key.
+        byte[] otherId = RecordCodec.encodeRecord(mac, Samples.record("alpha-1", 2), 1);
+        byte[] relabelled = resign(mac, "bravo-1", Arrays.copyOf(otherId, otherId.length - RecordMac.MAC_BYTES));
+        // A correctly signed record with generation 0, which no write produces.
+        byte[] gen0 = Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES);
+        Arrays.fill(gen0, 4, 12, (byte) 0);
+        gen0 = resign(mac, "bravo-1", gen0);
+        for (byte[] v : List.of(trailing, relabelled, gen0)) {
+            assertTrue(mac.verify("bravo-1", v), "the test value must carry a valid MAC");
+            RawMap.put(dir, "bravo-1", v);
+            try (Registry r = Registry.open(dir, 10)) {
+                assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"));
+            }
+        }
+        RawMap.put(dir, "bravo-1", good);
+        try (Registry r = Registry.open(dir, 10)) {
+            assertInstanceOf(Lookup.Found.class, r.get("bravo-1"), "the control value verifies");
+        }
+    }
+
+    private static byte[] resign(RecordMac mac, String key, byte[] body) {
+        byte[] out = Arrays.copyOf(body, body.length + RecordMac.MAC_BYTES);
+        mac.sign(key, out, body.length);
+        return out;
+    }
+
+    @Test
+    void aByteFlippedInTheFileIsDetected() throws Exception {
+        seed();
+        flipInFile("hello 4242");
+        assertTamperedEverywhere("alpha-1");
+    }
+
+    @Test
+    void aByteFlippedInTheFileIsDetectedAfterACrashToo() throws Exception {
+        seed();
+        flipInFile("hello 4242");
+        // As after a crash: no clean marker, so the open recovers. Chronicle's recovery drops the entry
+        // (its checksum fails); the registry must turn that into a tombstone, not an absent instance.
+        Files.delete(dir.resolve(ChronicleRegistry.CLEAN_FILE));
+        assertTamperedEverywhere("alpha-1");
+        assertTrue(Files.exists(dir.resolve(ChronicleRegistry.PRE_RECOVERY_FILE)),
+                "the file before recovery is kept for the operator");
+    }
+
+    private void flipInFile(String marker) throws Exception {
+        Path file = dir.resolve(ChronicleRegistry.MAP_FILE);
+        byte[] bytes = Files.readAllBytes(file);
+        byte[] needle = marker.getBytes(StandardCharsets.US_ASCII);
+        int at = indexOf(bytes, needle);
+        assertTrue(at >= 0, "marker not found in the map file");
+        assertEquals(-1, indexOf(Arrays.copyOfRange(bytes, at + 1, bytes.length), needle), "marker not unique");
+        bytes[at + 2] ^= 0x01;
+        Files.write(file, bytes);
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
