@@ -36,9 +36,9 @@ final class ChronicleNativeClasses {
         generate(Path.of(args[0]));
     }
 
-    /** The default output of the build, relative to the module directory. */
+    /** The build's output directory (surefire passes it), else {@code target/chronicle-native}. */
     static Path buildOutput() {
-        return Path.of("target", "chronicle-native").toAbsolutePath();
+        return Path.of(System.getProperty("registry.chronicle.native", "target/chronicle-native")).toAbsolutePath();
     }
 
     /** @return the directory holding the compiled class(es), a package root for {@code --patch-module} */
