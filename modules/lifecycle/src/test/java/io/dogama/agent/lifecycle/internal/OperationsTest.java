@@ -305,4 +305,77 @@ class OperationsTest {
         h.assertEnd(id, Harness.End.ABSENT);
         h.assertKept(src, "data");
     }
+
+    @Test
+    void aLeftoverCreateIntentIsUndoneByTheNextCreate() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        String v1 = h.plan(id, src, Harness.port(), "one");
+        // the create fails, and so does its clean-up: the intent stays, its container too (unrecorded)
+        h.faults.current = new Harness.Script().on(Step.CREATE_COMMIT, Harness.FAIL)
+                .on(Step.CREATE_UNDO_REMOVE, Harness.FAIL);
+        failedWith(ProblemCode.INTERNAL_ERROR, h.ops.create(bytes(v1)));
+        h.faults.current = Faults.NONE;
+        assertEquals(InstanceState.CREATING, h.requireRecord(id).state());
+        assertEquals(1, h.containersOf(id).size());
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.start(id));
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.delete(id));
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.stats(id));
+        String leftover = h.containersOf(id).getFirst().id();
+
+        Created c = ok(h.ops.create(bytes(v1)));
+        assertFalse(c.existed());
+        h.assertEnd(id, Harness.End.SETTLED);
+        assertTrue(h.seen(leftover).isEmpty(), "the incomplete container was removed");
+    }
+
+    @Test
+    void aFailedDeleteIsFinishedByAskingAgain() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        ok(h.ops.create(bytes(h.plan(id, src, Harness.port(), "one"))));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(Step.DELETE_REMOVE_CONTAINER, Harness.FAIL);
+        failedWith(ProblemCode.INTERNAL_ERROR, h.ops.delete(id));
+        h.faults.current = Faults.NONE;
+        assertEquals(InstanceState.DELETING, ok(h.ops.inspect(id)).summary().state());
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.start(id));
+        ok(h.ops.delete(id));
+        h.assertEnd(id, Harness.End.ABSENT);
+        h.assertKept(src, "data");
+    }
+
+    @Test
+    void replaceRecreatesAContainerThatWentMissing() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        h.cli("rm", "-f", h.requireRecord(id).containerId().orElseThrow());
+        assertEquals(Env.STATUS_MISSING, ok(h.ops.inspect(id)).container().status());
+        failedWith(ProblemCode.IDENTITY_MISMATCH, h.ops.start(id));
+        InstanceView v = ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        assertEquals(1, v.summary().revision());
+        assertEquals(InstanceState.CREATED, v.summary().state(), "it was not running, so the new one is not started");
+        h.assertEnd(id, Harness.End.SETTLED);
+    }
+
+    @Test
+    void withoutAnEngineTheAgentDoesNotStartAndReportsUnavailable() throws Exception {
+        io.dogama.agent.docker.DockerEngine closed = io.dogama.agent.docker.DockerEngine.connect(h.socket);
+        closed.close();
+        org.junit.jupiter.api.Assertions.assertThrows(io.dogama.agent.lifecycle.LifecycleException.class,
+                () -> io.dogama.agent.lifecycle.Lifecycle.start(closed, h.registry, h.policy));
+        String id = h.newId();
+        ok(h.ops.create(bytes(h.plan(id, h.source("data"), Harness.port(), "one"))));
+        Operations down = new Operations(closed, h.registry, h.policy, Faults.NONE);
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.health());
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.inspect(id));
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.start(id));
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.create(bytes(h.plan(h.newId(), h.root.resolve("data"),
+                Harness.port(), "one"))));
+        assertEquals(InstanceState.CREATED, h.requireRecord(id).state(), "nothing changed without an engine");
+        assertEquals(1, ok(down.list()).size(), "the registry still answers");
+    }
 }
