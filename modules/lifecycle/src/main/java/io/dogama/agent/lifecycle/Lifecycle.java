@@ -42,4 +42,15 @@ public final class Lifecycle {
             throws LifecycleException {
         return Agents.start(docker, registry, policy);
     }
+
+    /**
+     * Runs every row of the transition table through the state machine library, for the runtime
+     * image's self-check (a library that cannot work inside the image shows up here).
+     *
+     * @return the number of transitions checked
+     * @throws IllegalStateException if the library answers differently from the table
+     */
+    public static int verifyStateMachine() {
+        return io.dogama.agent.lifecycle.internal.StateMachineCheck.run();
+    }
 }

@@ -3,14 +3,21 @@ package io.dogama.agent.app.internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 
 /** Parses the command line and dispatches; the only place that decides the exit status. */
 public final class Launcher {
     /** Exit status for a usage error. */
     static final int USAGE = 2;
+    /** Exit status when the agent refuses to start. */
+    static final int REFUSED = 3;
+    /** Environment variable naming the config file when no {@code --config} is given. */
+    static final String CONFIG_ENV = "DOGAMA_AGENT_CONFIG";
 
     private Launcher() {
     }
@@ -31,8 +38,46 @@ public final class Launcher {
         if (a.equals(List.of("--self-check"))) {
             return SelfCheck.run(env, out);
         }
-        err.println("usage: dogama-agent --version | --self-check");
+        if (!a.isEmpty() && a.get(0).equals("health")) {
+            if (a.size() == 3 && a.get(1).equals("--config")) {
+                return HealthCommand.run(Path.of(a.get(2)), out);
+            }
+            if (a.size() == 1 && env.containsKey(CONFIG_ENV)) {
+                return HealthCommand.run(Path.of(env.get(CONFIG_ENV)), out);
+            }
+            err.println("usage: dogama-agent health --config FILE (or " + CONFIG_ENV + ")");
+            return USAGE;
+        }
+        if (a.size() == 2 && a.get(0).equals("--config")) {
+            return serve(Path.of(a.get(1)), err);
+        }
+        if (a.isEmpty() && env.containsKey(CONFIG_ENV)) {
+            return serve(Path.of(env.get(CONFIG_ENV)), err);
+        }
+        err.println("usage: dogama-agent --version | --self-check | [health] --config FILE (or " + CONFIG_ENV + ")");
         return USAGE;
+    }
+
+    private static int serve(Path config, PrintStream err) {
+        AgentProcess agent;
+        try {
+            agent = AgentProcess.start(config, Clock.systemUTC());
+        } catch (StartupException e) {
+            err.println("dogama-agent: " + e.getMessage());
+            return REFUSED;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.close();
+            stopped.countDown();
+        }, "dogama-shutdown"));
+        err.println("dogama-agent: listening on port " + agent.port());
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
     }
 
     /** @return the project version baked in at build time */
