@@ -3,6 +3,7 @@ package io.dogama.agent.lifecycle.internal;
 import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.InstanceId;
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Labels;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
@@ -370,7 +371,7 @@ final class Env {
      * @param step       the step marker
      * @return the record for it
      */
-    static InstanceRecord record(ApprovedPlan a, io.dogama.agent.core.InstanceState state, long revision,
+    static InstanceRecord record(ApprovedPlan a, InstanceState state, long revision,
             Optional<String> container, Optional<InstanceRecord.Prior> prior, Optional<Step> step) {
         return new InstanceRecord(a.instanceId().value(), container, a.instanceId().containerName(),
                 a.template().id(), a.template().version(), a.planDigest(),

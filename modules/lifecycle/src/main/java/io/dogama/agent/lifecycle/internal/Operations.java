@@ -26,6 +26,7 @@ import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -225,7 +226,7 @@ final class Operations implements AgentOperations {
                     }
                 }
             }
-            out.sort(java.util.Comparator.comparing(InstanceSummary::instanceId));
+            out.sort(Comparator.comparing(InstanceSummary::instanceId));
             return List.copyOf(out);
         });
     }

@@ -48,6 +48,11 @@ final class Problems {
             LOG.log(System.Logger.Level.DEBUG, "lifecycle: {0}: {1}", what, a.code().code());
             return;
         }
+        if (failure instanceof RuntimeException) {
+            // Not an engine or registry failure: a bug, worth its stack trace (messages hold no engine text).
+            LOG.log(System.Logger.Level.ERROR, "lifecycle: " + what + " failed unexpectedly", failure);
+            return;
+        }
         LOG.log(System.Logger.Level.WARNING, "lifecycle: {0} failed: {1}", what, kind(failure));
         LOG.log(System.Logger.Level.DEBUG, "lifecycle: " + what + " failed", failure);
     }

@@ -1,9 +1,11 @@
 package io.dogama.agent.lifecycle.internal;
 
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.RegistryException;
 import java.lang.System.Logger.Level;
+import java.util.Optional;
 
 /**
  * The start-up reconciliation of SPEC 10: every registry record is checked against the engine, and
@@ -54,7 +56,7 @@ final class Reconciler {
         String id = t.id();
         try {
             switch (t.state()) {
-                case CREATING -> ops.creates().undo(t, java.util.Optional.empty(), true);
+                case CREATING -> ops.creates().undo(t, Optional.empty(), true);
                 case REPLACING, ROLLING_BACK -> ops.replaces().rollback(t, new Replaces.Attempt());
                 case DELETING -> ops.deletes().reconcile(t);
                 case CREATED, RUNNING, STOPPED, INTERVENTION_REQUIRED -> {
@@ -73,7 +75,7 @@ final class Reconciler {
         switch (ops.env().identify(t.record().containerId(), Env.Expect.current(t.record()))) {
             case Env.Match m -> {
                 boolean running = m.info().state().running();
-                boolean expected = t.state() == io.dogama.agent.core.InstanceState.RUNNING;
+                boolean expected = t.state() == InstanceState.RUNNING;
                 if (running != expected) {
                     LOG.log(Level.INFO, "lifecycle: {0} is {1} but its container is {2}", t.id(), t.state(),
                             m.info().state().status());

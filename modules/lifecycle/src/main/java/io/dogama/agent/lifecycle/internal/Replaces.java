@@ -17,6 +17,7 @@ import io.dogama.agent.registry.RegistryException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * ReplaceInstance and its rollback (SPEC 10). A replace that does not reach its commit is rolled
@@ -247,7 +248,7 @@ final class Replaces {
             InstanceRecord now = t.record();
             InstanceRecord.Prior np = now.prior().orElseThrow();
             Env.Expect back = new Env.Expect(now.instanceId(), np.templateId(), np.templateVersion(),
-                    np.planDigest(), java.util.Set.of(name));
+                    np.planDigest(), Set.of(name));
             if (!(env.identify(Optional.of(oldId), back) instanceof Env.Match m)) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }

@@ -7,6 +7,7 @@ import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.lifecycle.InstanceView;
 import io.dogama.agent.registry.RegistryException;
+import java.util.Optional;
 
 /**
  * StartInstance, StopInstance, RestartInstance (SPEC 10): the container is re-inspected by its
@@ -23,7 +24,7 @@ final class Runs {
     }
 
     InstanceView start(Tracked t) throws Abort, DockerException, RegistryException {
-        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.START).persisted().orElseThrow();
+        InstanceState target = Fsm.request(Optional.of(t.state()), Event.START).persisted().orElseThrow();
         ContainerInfo c = env.requireCurrent(t.record());
         if (c.state().running()) {
             settle(t, target);
@@ -36,7 +37,7 @@ final class Runs {
 
     InstanceView stop(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
-        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.STOP).persisted().orElseThrow();
+        InstanceState target = Fsm.request(Optional.of(t.state()), Event.STOP).persisted().orElseThrow();
         ContainerInfo c = env.requireCurrent(t.record());
         if (!c.state().running()) {
             settle(t, target);
@@ -48,7 +49,7 @@ final class Runs {
 
     InstanceView restart(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
-        InstanceState target = Fsm.request(java.util.Optional.of(t.state()), Event.RESTART).persisted().orElseThrow();
+        InstanceState target = Fsm.request(Optional.of(t.state()), Event.RESTART).persisted().orElseThrow();
         ContainerInfo c = env.requireCurrent(t.record());
         env.revalidateMounts(t.record().canonicalPlan(), c);
         mutate(t, target, () -> env.docker.restartContainer(c.id(), timeoutSeconds));
