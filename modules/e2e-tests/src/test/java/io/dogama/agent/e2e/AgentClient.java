@@ -1,0 +1,204 @@
+package io.dogama.agent.e2e;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Signed HTTP to the agent: the JDK HttpClient for ordinary calls, a raw socket where the exact
+ * bytes matter (a replay resends the very same request). Every call signs afresh (new nonce, the
+ * current time) unless a {@link Signed} request is sent again on purpose.
+ */
+final class AgentClient {
+    /** Longest the tests wait for one response (a stop may take its timeoutSeconds). */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    private final HttpClient http;
+    private final String host;
+    private final int port;
+    private final Signer signer;
+
+    AgentClient(String host, int port, Signer signer) {
+        this.host = host;
+        this.port = port;
+        this.signer = signer;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT)
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** A response: status, media type and body text. */
+    record Response(int status, String contentType, String body) {
+        Map<String, Object> json() {
+            return Json.parse(body);
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + contentType + " " + Json.abbreviate(body);
+        }
+    }
+
+    /** A request signed once; {@link #send()} may send it any number of times (a replay). */
+    record Signed(AgentClient client, String method, String path, String body, Map<String, String> headers) {
+        Response send() {
+            return client.exchange(method, path, body, headers);
+        }
+
+        /** @return the whole request as bytes, for a raw socket */
+        byte[] wire() {
+            byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+            StringBuilder s = new StringBuilder();
+            s.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
+            s.append("Host: ").append(client.host).append(':').append(client.port).append("\r\n");
+            headers.forEach((k, v) -> s.append(k).append(": ").append(v).append("\r\n"));
+            if (body != null) {
+                s.append("Content-Type: application/json\r\n");
+            }
+            s.append("Content-Length: ").append(b.length).append("\r\n");
+            s.append("Connection: close\r\n\r\n");
+            byte[] head = s.toString().getBytes(StandardCharsets.ISO_8859_1);
+            byte[] all = new byte[head.length + b.length];
+            System.arraycopy(head, 0, all, 0, head.length);
+            System.arraycopy(b, 0, all, head.length, b.length);
+            return all;
+        }
+    }
+
+    /** @return RFC 3339 UTC, whole seconds, as the SPEC example */
+    static String timestamp(Instant t) {
+        return t.truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+
+    Signed sign(String method, String path, String body) {
+        return signAt(method, path, body, Instant.now(), Signer.nonce());
+    }
+
+    Signed signAt(String method, String path, String body, Instant when, String nonce) {
+        String ts = timestamp(when);
+        byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Authorization", signer.authorization(method, path, ts, nonce, b));
+        h.put("X-DoGaMa-Timestamp", ts);
+        h.put("X-DoGaMa-Nonce", nonce);
+        return new Signed(this, method, path, body, h);
+    }
+
+    Response get(String path) {
+        return sign("GET", path, null).send();
+    }
+
+    Response delete(String path) {
+        return sign("DELETE", path, null).send();
+    }
+
+    /** POST without a body. */
+    Response post(String path) {
+        return sign("POST", path, null).send();
+    }
+
+    Response post(String path, String json) {
+        return sign("POST", path, json).send();
+    }
+
+    Response put(String path, String json) {
+        return sign("PUT", path, json).send();
+    }
+
+    /** @return the response to a request with exactly these extra headers (none added) */
+    Response exchange(String method, String path, String body, Map<String, String> headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + path))
+                .timeout(REQUEST_TIMEOUT);
+        headers.forEach(b::header);
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+            b.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        try {
+            HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("e2e: " + method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("e2e: interrupted", e);
+        }
+    }
+
+    /** Sends the bytes on a new connection and reads the response to its end. */
+    Response raw(byte[] request) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), (int) CONNECT_TIMEOUT.toMillis());
+            s.setSoTimeout((int) REQUEST_TIMEOUT.toMillis());
+            OutputStream out = s.getOutputStream();
+            out.write(request);
+            out.flush();
+            return parse(s.getInputStream());
+        } catch (IOException e) {
+            throw new UncheckedIOException("e2e: raw request failed", e);
+        }
+    }
+
+    private static Response parse(InputStream in) throws IOException {
+        byte[] all = in.readAllBytes();
+        String text = new String(all, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        if (end < 0) {
+            throw new IOException("e2e: no complete response head: " + Json.abbreviate(text));
+        }
+        String[] lines = text.substring(0, end).split("\r\n");
+        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        Map<String, String> headers = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int c = lines[i].indexOf(':');
+            headers.put(lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).trim());
+        }
+        byte[] rest = java.util.Arrays.copyOfRange(all, end + 4, all.length);
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            rest = dechunk(rest);
+        } else if (headers.containsKey("content-length")) {
+            rest = java.util.Arrays.copyOf(rest, Integer.parseInt(headers.get("content-length")));
+        }
+        return new Response(status, headers.getOrDefault("content-type", ""), new String(rest, StandardCharsets.UTF_8));
+    }
+
+    private static byte[] dechunk(byte[] in) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int i = 0;
+        while (i < in.length) {
+            int lineEnd = i;
+            while (in[lineEnd] != '\r') {
+                lineEnd++;
+            }
+            String size = new String(in, i, lineEnd - i, StandardCharsets.ISO_8859_1);
+            int n = Integer.parseInt(size.split(";")[0].trim(), 16);
+            if (n == 0) {
+                break;
+            }
+            out.write(in, lineEnd + 2, n);
+            i = lineEnd + 2 + n + 2;
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,45 @@
+package io.dogama.agent.e2e;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Where the repository, the runtime image and the shared contract files are. */
+final class RepoLayout {
+    /** Overrides the folder of the shared contract (SPEC, test vectors); default: the repo's sibling {@code shared}. */
+    static final String SHARED_ENV = "DOGAMA_SHARED_DIR";
+
+    private RepoLayout() {
+    }
+
+    /** @return the repository root: the nearest folder above the working directory holding jlink/ and catalog/ */
+    static Path root() {
+        Path start = Path.of(System.getProperty("user.dir")).toAbsolutePath();
+        for (Path p = start; p != null; p = p.getParent()) {
+            if (Files.isRegularFile(p.resolve("jlink/pom.xml")) && Files.isRegularFile(p.resolve("catalog/catalog.lock"))) {
+                return p;
+            }
+        }
+        throw new AssertionError("e2e: no repository root (jlink/pom.xml and catalog/catalog.lock) above " + start);
+    }
+
+    /** @return the launcher of the runtime image; fails with the build command when it is missing */
+    static Path agentLauncher() {
+        Path bin = root().resolve("jlink/target/dogama-agent/bin/dogama-agent");
+        if (!Files.isExecutable(bin)) {
+            throw new AssertionError("e2e: the runtime image is missing (" + bin + "); build it first: "
+                    + "flock /tmp/dogama-mvn.lock mvn -B -q -o -pl jlink -am -DskipTests install");
+        }
+        return bin;
+    }
+
+    /** @return a file of the shared test vectors */
+    static Path sharedVector(String name) {
+        String env = System.getenv(SHARED_ENV);
+        Path shared = env != null ? Path.of(env) : root().resolveSibling("shared");
+        Path file = shared.resolve("test-vectors").resolve(name);
+        if (!Files.isRegularFile(file)) {
+            throw new AssertionError("e2e: shared test vector " + file + " is missing (set " + SHARED_ENV + ")");
+        }
+        return file;
+    }
+}
