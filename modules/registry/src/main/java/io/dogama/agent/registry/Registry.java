@@ -29,8 +29,11 @@ public interface Registry extends AutoCloseable {
     int MAX_INSTANCES = 10_000;
 
     /**
-     * Opens the registry in {@code dataDir}, creating it (and its key) on first start. An existing map
-     * file is opened with Chronicle's recovery, so that whatever was written before a crash is there.
+     * Opens the registry in {@code dataDir}, creating it (and its key) on first start. A map that was not
+     * closed cleanly (a crash) is first repaired with Chronicle's recovery, so that whatever was written
+     * before the crash is there. Recovery drops entries it finds damaged; the registry turns each dropped
+     * entry into a tombstone that reads as {@link Lookup.Tampered} (keeping the file as it was before as
+     * {@code registry.dat.pre-recovery}), and refuses to start if it cannot tell which instance an entry was.
      *
      * @param dataDir      the agent's data directory; must exist and be a directory
      * @param maxInstances the administrator's instance limit, {@value #MIN_INSTANCES} to

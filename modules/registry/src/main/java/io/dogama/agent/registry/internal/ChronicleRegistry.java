@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.regex.Matcher;
@@ -90,6 +91,8 @@ public final class ChronicleRegistry implements Registry {
     /** Readers: every operation; writer: close, so that no operation runs on a closing map. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private boolean closed;
+    /** Keys already logged as tampered (bounded by the map's size). */
+    private final Set<String> reportedTampered = ConcurrentHashMap.newKeySet();
 
     private ChronicleRegistry(ChronicleMap<String, byte[]> map, RecordMac mac, int maxInstances, Path dataDir,
             FileChannel lockChannel, FileLock processLock) {
@@ -550,8 +553,12 @@ public final class ChronicleRegistry implements Registry {
             RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, key, value);
             return new Lookup.Found(d.record(), d.generation());
         } catch (RecordCodec.MalformedRecordException e) {
-            // The key is an instance ID or a forged key, never a secret; the reason is fixed text.
-            LOG.log(Level.WARNING, "registry: record failed authentication or parsing (" + e.getMessage() + ")");
+            // Once per key and process: listings would repeat it on every call. The reason is fixed text and the
+            // key is not logged (a forged key is attacker-chosen text).
+            if (reportedTampered.add(key)) {
+                LOG.log(Level.WARNING, "registry: a record failed authentication or parsing (" + e.getMessage()
+                        + "); it is reported as tampered and never acted on");
+            }
             return new Lookup.Tampered(key);
         }
     }

@@ -6,6 +6,7 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -102,6 +103,9 @@ final class RecordCodec {
             throw new MalformedRecordException("mac mismatch");
         }
         ByteBuffer b = ByteBuffer.wrap(value, 0, value.length - RecordMac.MAC_BYTES);
+        CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         try {
             if (b.get() != 'D' || b.get() != 'R' || b.get() != KIND_RECORD) {
                 throw new MalformedRecordException("bad magic");
@@ -114,25 +118,25 @@ final class RecordCodec {
             if (generation < 1) {
                 throw new MalformedRecordException("bad generation");
             }
-            String id = string(b, MAX_SHORT_STRING_BYTES);
+            String id = string(utf8, b, MAX_SHORT_STRING_BYTES);
             if (!id.equals(key)) {
                 throw new MalformedRecordException("key mismatch");
             }
-            Optional<String> containerId = optional(b);
-            String containerName = string(b, MAX_SHORT_STRING_BYTES);
-            String templateId = string(b, MAX_SHORT_STRING_BYTES);
-            String templateVersion = string(b, MAX_SHORT_STRING_BYTES);
-            String planDigest = string(b, MAX_SHORT_STRING_BYTES);
-            String plan = string(b, InstanceRecord.MAX_PLAN_BYTES);
-            InstanceState state = state(string(b, MAX_SHORT_STRING_BYTES));
+            Optional<String> containerId = optional(utf8, b);
+            String containerName = string(utf8, b, MAX_SHORT_STRING_BYTES);
+            String templateId = string(utf8, b, MAX_SHORT_STRING_BYTES);
+            String templateVersion = string(utf8, b, MAX_SHORT_STRING_BYTES);
+            String planDigest = string(utf8, b, MAX_SHORT_STRING_BYTES);
+            String plan = string(utf8, b, InstanceRecord.MAX_PLAN_BYTES);
+            InstanceState state = state(string(utf8, b, MAX_SHORT_STRING_BYTES));
             long revision = b.getLong();
             Optional<InstanceRecord.Prior> prior = Optional.empty();
             if (bool(b)) {
-                prior = Optional.of(new InstanceRecord.Prior(string(b, InstanceRecord.MAX_PLAN_BYTES),
-                        string(b, MAX_SHORT_STRING_BYTES), string(b, MAX_SHORT_STRING_BYTES),
-                        string(b, MAX_SHORT_STRING_BYTES), optional(b), string(b, MAX_SHORT_STRING_BYTES), bool(b)));
+                prior = Optional.of(new InstanceRecord.Prior(string(utf8, b, InstanceRecord.MAX_PLAN_BYTES),
+                        string(utf8, b, MAX_SHORT_STRING_BYTES), string(utf8, b, MAX_SHORT_STRING_BYTES),
+                        string(utf8, b, MAX_SHORT_STRING_BYTES), optional(utf8, b), string(utf8, b, MAX_SHORT_STRING_BYTES), bool(b)));
             }
-            Optional<String> step = optional(b);
+            Optional<String> step = optional(utf8, b);
             if (b.hasRemaining()) {
                 throw new MalformedRecordException("trailing bytes");
             }
@@ -160,22 +164,26 @@ final class RecordCodec {
         return v == 1;
     }
 
-    private static Optional<String> optional(ByteBuffer b) throws MalformedRecordException {
-        return bool(b) ? Optional.of(string(b, MAX_SHORT_STRING_BYTES)) : Optional.empty();
+    private static Optional<String> optional(CharsetDecoder utf8, ByteBuffer b) throws MalformedRecordException {
+        return bool(b) ? Optional.of(string(utf8, b, MAX_SHORT_STRING_BYTES)) : Optional.empty();
     }
 
-    private static String string(ByteBuffer b, int max) throws MalformedRecordException {
+    private static String string(CharsetDecoder utf8, ByteBuffer b, int max) throws MalformedRecordException {
         int n = b.getInt();
         if (n < 0 || n > max || n > b.remaining()) {
             throw new MalformedRecordException("bad length");
         }
-        ByteBuffer slice = b.slice(b.position(), n);
+        int at = b.arrayOffset() + b.position();
         b.position(b.position() + n);
+        // Fast path: the JDK's decoder (ASCII intrinsics) replaces malformed input with U+FFFD; only when
+        // that character shows up is the strict decoder asked whether the input was malformed.
+        String fast = new String(b.array(), at, n, StandardCharsets.UTF_8);
+        if (fast.indexOf('\uFFFD') < 0) {
+            return fast;
+        }
         try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(slice);
+            // Strict (REPORT) decoding: the MAC vouches for the bytes, this for the code that wrote them.
+            CharBuffer chars = utf8.reset().decode(ByteBuffer.wrap(b.array(), at, n));
             return chars.toString();
         } catch (CharacterCodingException e) {
             throw new MalformedRecordException("bad utf-8");

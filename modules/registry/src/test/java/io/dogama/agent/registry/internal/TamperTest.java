@@ -112,16 +112,33 @@ class TamperTest {
         byte[] gen0 = Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES);
         Arrays.fill(gen0, 4, 12, (byte) 0);
         gen0 = resign(mac, "bravo-1", gen0);
-        for (byte[] v : List.of(trailing, relabelled, gen0)) {
+        // A correctly signed record whose plan bytes are not UTF-8 (é = C3 A9 turned into C3 28).
+        InstanceRecord accented = Samples.record("bravo-1", 2);
+        accented = new InstanceRecord(accented.instanceId(), accented.containerId(), accented.containerName(),
+                accented.templateId(), accented.templateVersion(), accented.planDigest(), "{\"a\":\"é\"}",
+                accented.state(), accented.revision(), accented.prior(), accented.step());
+        byte[] badUtf8 = RecordCodec.encodeRecord(mac, accented, 1);
+        badUtf8 = Arrays.copyOf(badUtf8, badUtf8.length - RecordMac.MAC_BYTES);
+        int e = indexOf(badUtf8, new byte[] {(byte) 0xC3, (byte) 0xA9});
+        assertTrue(e > 0, "é not found");
+        badUtf8[e + 1] = 0x28;
+        badUtf8 = resign(mac, "bravo-1", badUtf8);
+        for (byte[] v : List.of(trailing, relabelled, gen0, badUtf8)) {
             assertTrue(mac.verify("bravo-1", v), "the test value must carry a valid MAC");
             RawMap.put(dir, "bravo-1", v);
             try (Registry r = Registry.open(dir, 10)) {
                 assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"));
             }
         }
-        RawMap.put(dir, "bravo-1", good);
-        try (Registry r = Registry.open(dir, 10)) {
-            assertInstanceOf(Lookup.Found.class, r.get("bravo-1"), "the control value verifies");
+        // Controls: the original, and a genuine U+FFFD (the replacement character) in a plan.
+        InstanceRecord replacementChar = new InstanceRecord(accented.instanceId(), accented.containerId(),
+                accented.containerName(), accented.templateId(), accented.templateVersion(), accented.planDigest(),
+                "{\"a\":\"\uFFFD\"}", accented.state(), accented.revision(), accented.prior(), accented.step());
+        for (InstanceRecord control : List.of(Samples.record("bravo-1", 2), accented, replacementChar)) {
+            RawMap.put(dir, "bravo-1", RecordCodec.encodeRecord(mac, control, 1));
+            try (Registry r = Registry.open(dir, 10)) {
+                assertEquals(control, assertInstanceOf(Lookup.Found.class, r.get("bravo-1")).record());
+            }
         }
     }
 
