@@ -21,9 +21,8 @@ import java.util.spi.ToolProvider;
  * <p>Runs on the class path (chronicle-values must be readable reflectively): it asks chronicle-values'
  * own generator for the source, exactly what Chronicle would compile, and compiles it with javac into
  * {@code <out>/net/openhft/chronicle/hash/}. Run by the build ({@code process-test-classes}, see the
- * module POM) into {@code target/chronicle-native}, which is also attached as the
- * {@code chronicle-native} jar for the runtime image; the forked-JVM tests patch it into
- * {@code chronicle.map}.
+ * module POM) into {@code target/chronicle-native}; the forked-JVM tests patch it into
+ * {@code chronicle.map}, as the runtime image's build adds its own copy to the chronicle-map jar.
  */
 final class ChronicleNativeClasses {
     static final String VALUE_INTERFACE = "net.openhft.chronicle.hash.VanillaGlobalMutableState";
