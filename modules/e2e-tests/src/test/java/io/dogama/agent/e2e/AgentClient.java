@@ -160,45 +160,58 @@ final class AgentClient {
         }
     }
 
+    /**
+     * Reads one response by its framing (Content-Length or chunked), not to the end of the stream:
+     * the server may keep the connection open after answering.
+     */
     private static Response parse(InputStream in) throws IOException {
-        byte[] all = in.readAllBytes();
-        String text = new String(all, StandardCharsets.ISO_8859_1);
-        int end = text.indexOf("\r\n\r\n");
-        if (end < 0) {
-            throw new IOException("e2e: no complete response head: " + Json.abbreviate(text));
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("e2e: connection closed inside the response head: " + head);
+            }
+            head.write(b);
         }
-        String[] lines = text.substring(0, end).split("\r\n");
+        String[] lines = head.toString(StandardCharsets.ISO_8859_1).strip().split("\r\n");
         int status = Integer.parseInt(lines[0].split(" ")[1]);
         Map<String, String> headers = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int c = lines[i].indexOf(':');
             headers.put(lines[i].substring(0, c).trim().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).trim());
         }
-        byte[] rest = java.util.Arrays.copyOfRange(all, end + 4, all.length);
+        byte[] body;
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-            rest = dechunk(rest);
+            body = dechunk(in);
         } else if (headers.containsKey("content-length")) {
-            rest = java.util.Arrays.copyOf(rest, Integer.parseInt(headers.get("content-length")));
+            body = in.readNBytes(Integer.parseInt(headers.get("content-length")));
+        } else {
+            body = in.readAllBytes();
         }
-        return new Response(status, headers.getOrDefault("content-type", ""), new String(rest, StandardCharsets.UTF_8));
+        return new Response(status, headers.getOrDefault("content-type", ""), new String(body, StandardCharsets.UTF_8));
     }
 
-    private static byte[] dechunk(byte[] in) {
+    private static byte[] dechunk(InputStream in) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int i = 0;
-        while (i < in.length) {
-            int lineEnd = i;
-            while (in[lineEnd] != '\r') {
-                lineEnd++;
-            }
-            String size = new String(in, i, lineEnd - i, StandardCharsets.ISO_8859_1);
-            int n = Integer.parseInt(size.split(";")[0].trim(), 16);
+        while (true) {
+            int n = Integer.parseInt(line(in).split(";")[0].trim(), 16);
             if (n == 0) {
-                break;
+                line(in);
+                return out.toByteArray();
             }
-            out.write(in, lineEnd + 2, n);
-            i = lineEnd + 2 + n + 2;
+            out.write(in.readNBytes(n));
+            line(in);
         }
-        return out.toByteArray();
+    }
+
+    private static String line(InputStream in) throws IOException {
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            if (c != '\r') {
+                b.append((char) c);
+            }
+        }
+        return b.toString();
     }
 }

@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * directory, secret file 0600 with 32 random bytes, an allowed root reached through a symlink, a
  * folder outside it), an approved network created for the run, a small host port range, and a
  * config naming them. The agent runs as a child process; its output goes to a log file that is
- * copied to {@code target/e2e-logs} when the run ends. Everything this run creates in Docker
+ * copied to {@code modules/e2e-tests/target/e2e-logs} when the run ends. Everything this run creates in Docker
  * carries the run's random token in its name, which is how the tests tell it from the rest of a
  * shared engine. Used by the JUnit extension {@link E2E} and by the load generator.
  */
@@ -284,7 +284,7 @@ class AgentUnderTest implements AutoCloseable {
             return;
         }
         try {
-            Path dir = Files.createDirectories(Path.of(System.getProperty("user.dir"), "target", "e2e-logs"));
+            Path dir = Files.createDirectories(RepoLayout.root().resolve("modules/e2e-tests/target/e2e-logs"));
             Files.copy(log, dir.resolve(name + "-" + token + ".log"), StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
