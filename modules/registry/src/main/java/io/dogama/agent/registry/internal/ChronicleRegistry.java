@@ -21,6 +21,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,8 +33,6 @@ import java.util.regex.Pattern;
 import net.openhft.chronicle.hash.ChronicleHashCorruption;
 import net.openhft.chronicle.map.ChronicleMap;
 import net.openhft.chronicle.map.ChronicleMapBuilder;
-import net.openhft.chronicle.map.ExternalMapQueryContext;
-import net.openhft.chronicle.map.MapEntry;
 
 /**
  * The registry on one persisted {@code ChronicleMap<String, byte[]>}. Values are {@link RecordCodec}
@@ -68,6 +68,8 @@ public final class ChronicleRegistry implements Registry {
     static final int ENTRIES_PER_SEGMENT = 128;
     /** Chronicle's per-entry bytes besides key and value (size prefixes, checksum), rounded up. */
     static final int ENTRY_OVERHEAD_BYTES = 32;
+    /** Lock stripes for the per-instance locks. */
+    static final int LOCK_STRIPES = 64;
     /** Spare entries over the instance limit (the sentinel, and room for an administrator raising it). */
     static final int ENTRY_HEADROOM = 16;
     /**
@@ -91,8 +93,12 @@ public final class ChronicleRegistry implements Registry {
     /** Readers: every operation; writer: close, so that no operation runs on a closing map. */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private boolean closed;
-    /** Keys already logged as tampered (bounded by the map's size). */
+    /** Instances already logged as tampered (bounded by the map's size). */
     private final Set<String> reportedTampered = ConcurrentHashMap.newKeySet();
+    /** Per-instance locks: a compare-and-set spans an instance's two slots. */
+    private final ReentrantLock[] stripes = new ReentrantLock[LOCK_STRIPES];
+    /** Stored instances (tombstones and forged keys included), for the limit. */
+    private final AtomicInteger instances;
 
     private ChronicleRegistry(ChronicleMap<String, byte[]> map, RecordMac mac, int maxInstances, Path dataDir,
             FileChannel lockChannel, FileLock processLock) {
@@ -102,6 +108,16 @@ public final class ChronicleRegistry implements Registry {
         this.dataDir = dataDir;
         this.lockChannel = lockChannel;
         this.processLock = processLock;
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String key : map.keySet()) {
+            if (!META_KEY.equals(key)) {
+                ids.add(Slots.slotOf(key) < 0 ? key : Slots.instanceOf(key));
+            }
+        }
+        this.instances = new AtomicInteger(ids.size());
     }
 
     /**
@@ -184,9 +200,10 @@ public final class ChronicleRegistry implements Registry {
             }
             throw new RegistryException("cannot open the registry", e);
         }
-        LOG.log(Level.INFO, "registry: opened with " + (map.longSize() - 1) + " record(s)"
+        ChronicleRegistry registry = new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock);
+        LOG.log(Level.INFO, "registry: opened with " + registry.instances.get() + " instance(s)"
                 + (clean ? "" : " after recovery"));
-        return new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock);
+        return registry;
     }
 
     private static void checkMapFile(Path mapFile) throws RegistryException {
@@ -260,10 +277,18 @@ public final class ChronicleRegistry implements Registry {
             } catch (IOException | RuntimeException e) {
                 throw new RegistryException(MAP_FILE + " is corrupt: recovery failed", e);
             }
+            int tombstones = 0;
             try {
                 for (String key : report.droppedKeys) {
-                    if (!m.containsKey(key)) {
+                    // A dropped slot whose sibling survived is the write the crash cut short (or, if someone
+                    // damaged the newer copy and crashed the agent, a roll-back by one version, no worse than
+                    // the replay of an old file, which no MAC can prevent). Without a sibling, the instance
+                    // must read as tampered rather than vanish.
+                    int slot = Slots.slotOf(key);
+                    String sibling = slot < 0 ? null : Slots.instanceOf(key) + Slots.SUFFIX[1 - slot];
+                    if (!m.containsKey(key) && (sibling == null || !m.containsKey(sibling))) {
                         m.put(key, TOMBSTONE.clone());
+                        tombstones++;
                     }
                 }
             } finally {
@@ -279,8 +304,9 @@ public final class ChronicleRegistry implements Registry {
             }
             if (report.dropped > 0) {
                 Files.copy(mapFile, dir.resolve(PRE_RECOVERY_FILE), StandardCopyOption.REPLACE_EXISTING);
-                LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies), which "
-                        + "now read as tampered; the file before recovery is kept as " + PRE_RECOVERY_FILE);
+                LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies); "
+                        + tombstones + " instance(s) now read as tampered, the others kept their previous version;"
+                        + " the file before recovery is kept as " + PRE_RECOVERY_FILE);
             }
             Files.move(work, mapFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             Fsync.directory(dir);
@@ -297,16 +323,23 @@ public final class ChronicleRegistry implements Registry {
 
     /**
      * Sorts Chronicle's corruption reports into repaired bookkeeping (expected after a kill: a lock word,
-     * an entry counter or the free-chunk hint left mid-update) and dropped entries. Chronicle's messages
+     * an entry counter or the free-chunk hint left mid-update) and everything else, which is taken as a
+     * dropped entry (or a structure whose repair may drop entries). Chronicle's messages
      * embed keys and values, so only categories are logged; the keys are taken from the fixed parts of
      * Chronicle's messages ({@code "key: <key>,"}, {@code "entry key: <key>"}, {@code "with key <key>,"},
      * {@code "Wrong value size: <key>,"}); a test pins the checksum case.
      */
     static final class RecoveryReport implements ChronicleHashCorruption.Listener {
+        /**
+         * Reports of Chronicle 2026.1 that lose no entry: locks and counters a killed process left mid-update,
+         * and a key found twice (a relocation cut short; one copy is kept).
+         */
         private static final List<String> BOOKKEEPING = List.of(
-                "Wrong number of entries counter", "wrong lowest free chunk", "global mutable state lock",
-                "size-prefixed blob readiness bit");
-        private static final String ID = "([a-z0-9][a-z0-9-]{1,61}[a-z0-9])";
+                "lock of segment ", "global mutable state lock", "Wrong number of entries counter",
+                "wrong lowest free chunk", "wrong deleted counter", "wrong first free tier index",
+                "wrong number of actual tiers in use", "size-prefixed blob readiness bit",
+                "entries with duplicate key ", "Entries with duplicate keys within a tier");
+        private static final String ID = "([a-z0-9][a-z0-9-]{1,61}[a-z0-9]#[01])";
         /** The exact shapes in which Chronicle 2026.1's recovery messages name an entry's key. */
         private static final List<Pattern> KEY_FORMS = List.of(
                 Pattern.compile("(?:^|, )key: " + ID + ", value: "),
@@ -327,11 +360,11 @@ public final class ChronicleRegistry implements Registry {
             }
             dropped++;
             LOG.log(Level.WARNING, "registry: recovery found a damaged entry or structure in segment "
-                    + corruption.segmentIndex());
+                    + corruption.segmentIndex() + " (" + category(message) + ")");
             boolean named = false;
             for (Pattern form : KEY_FORMS) {
                 Matcher m = form.matcher(message);
-                if (m.find() && Ids.isId(m.group(1))) {
+                if (m.find() && Slots.slotOf(m.group(1)) >= 0) {
                     droppedKeys.add(m.group(1));
                     named = true;
                     break;
@@ -340,6 +373,16 @@ public final class ChronicleRegistry implements Registry {
             if (!named) {
                 unnamed++;
             }
+        }
+
+        /** The fixed leading words of a Chronicle message, before any key, value or number. */
+        static String category(String message) {
+            int end = 0;
+            while (end < message.length() && end < 60
+                    && (Character.isLetter(message.charAt(end)) || message.charAt(end) == ' ')) {
+                end++;
+            }
+            return message.substring(0, end).trim();
         }
 
         int unnamed() {
@@ -369,7 +412,8 @@ public final class ChronicleRegistry implements Registry {
      * An existing file keeps the layout it was created with (Chronicle reads it from the file header).
      */
     static ChronicleMapBuilder<String, byte[]> builder(int maxInstances) {
-        long entries = maxInstances + 1L + ENTRY_HEADROOM;
+        // Two slots per instance (see Slots), the sentinel, and headroom.
+        long entries = 2L * maxInstances + 1 + ENTRY_HEADROOM;
         int segments = Integer.highestOneBit((int) Math.max(1, (entries + ENTRIES_PER_SEGMENT - 1) / ENTRIES_PER_SEGMENT));
         if (segments * (long) ENTRIES_PER_SEGMENT < entries) {
             segments *= 2;
@@ -405,28 +449,37 @@ public final class ChronicleRegistry implements Registry {
         if (!Ids.isId(instanceId)) {
             return new Lookup.Absent(instanceId);
         }
-        byte[] value;
         lifecycle.readLock().lock();
+        ReentrantLock stripe = stripe(instanceId);
+        stripe.lock();
         try {
             checkOpen();
-            value = map.get(instanceId);
+            return read(instanceId);
         } catch (RuntimeException e) {
             throw failure("read", e);
         } finally {
+            stripe.unlock();
             lifecycle.readLock().unlock();
         }
-        return value == null ? new Lookup.Absent(instanceId) : lookup(instanceId, value);
     }
 
     @Override
     public List<Lookup> all() throws RegistryException {
-        List<Map.Entry<String, byte[]>> raw = new ArrayList<>();
+        Map<String, byte[][]> slots = new TreeMap<>();
+        List<String> forged = new ArrayList<>();
         lifecycle.readLock().lock();
         try {
             checkOpen();
             for (Map.Entry<String, byte[]> e : map.entrySet()) {
-                if (!META_KEY.equals(e.getKey())) {
-                    raw.add(Map.entry(e.getKey(), e.getValue()));
+                String key = e.getKey();
+                if (META_KEY.equals(key)) {
+                    continue;
+                }
+                int slot = Slots.slotOf(key);
+                if (slot < 0) {
+                    forged.add(key);
+                } else {
+                    slots.computeIfAbsent(Slots.instanceOf(key), k -> new byte[2][])[slot] = e.getValue();
                 }
             }
         } catch (RuntimeException e) {
@@ -434,41 +487,53 @@ public final class ChronicleRegistry implements Registry {
         } finally {
             lifecycle.readLock().unlock();
         }
-        raw.sort(Map.Entry.comparingByKey(Comparator.naturalOrder()));
-        List<Lookup> out = new ArrayList<>(raw.size());
-        for (Map.Entry<String, byte[]> e : raw) {
-            out.add(lookup(e.getKey(), e.getValue()));
+        // Iteration is weakly consistent: an instance written meanwhile may show slots of two moments.
+        // Such an instance is read again under its lock rather than misreported as tampered.
+        List<Lookup> out = new ArrayList<>(slots.size() + forged.size());
+        for (Map.Entry<String, byte[][]> e : slots.entrySet()) {
+            Lookup l = evaluate(e.getKey(), e.getValue()[0], e.getValue()[1], false);
+            out.add(l instanceof Lookup.Tampered ? get(e.getKey()) : l);
         }
+        for (String key : forged) {
+            out.add(new Lookup.Tampered(key));
+        }
+        out.removeIf(l -> l instanceof Lookup.Absent);
+        out.sort(Comparator.comparing(Lookup::instanceId));
         return List.copyOf(out);
     }
 
     @Override
     public CasResult insert(InstanceRecord record) throws RegistryException {
         String id = record.instanceId();
-        byte[] bytes = RecordCodec.encodeRecord(mac, record, 1);
+        byte[] bytes = RecordCodec.encodeRecord(mac, Slots.key(id, 1), record, 1);
         lifecycle.readLock().lock();
+        ReentrantLock stripe = stripe(id);
+        // insertLock first, then the stripe: removes take only the stripe, so the order never inverts.
         insertLock.lock();
+        stripe.lock();
         try {
             checkOpen();
-            // Only inserts add entries and they are serialized here, so the count cannot grow before the insert.
-            long count = map.longSize() - 1;
-            try (ExternalMapQueryContext<String, byte[], ?> q = map.queryContext(id)) {
-                q.updateLock().lock();
-                MapEntry<String, byte[]> entry = q.entry();
-                if (entry != null) {
-                    Lookup current = lookup(id, entry.value().get());
-                    return current instanceof Lookup.Found f ? new CasResult.Conflict(id, f.generation())
-                            : new CasResult.Tampered(id);
+            switch (read(id)) {
+                case Lookup.Found f -> {
+                    return new CasResult.Conflict(id, f.generation());
                 }
-                if (count >= maxInstances) {
-                    return new CasResult.Full(id, maxInstances);
+                case Lookup.Tampered t -> {
+                    return new CasResult.Tampered(id);
                 }
-                q.insert(q.absentEntry(), q.wrapValueAsData(bytes));
+                case Lookup.Absent a -> {
+                    // Only inserts add instances and they are serialized here.
+                    if (instances.get() >= maxInstances) {
+                        return new CasResult.Full(id, maxInstances);
+                    }
+                }
             }
+            map.put(Slots.key(id, 1), bytes);
+            instances.incrementAndGet();
             return new CasResult.Stored(record, 1);
         } catch (RuntimeException e) {
             throw failure("insert", e);
         } finally {
+            stripe.unlock();
             insertLock.unlock();
             lifecycle.readLock().unlock();
         }
@@ -477,33 +542,26 @@ public final class ChronicleRegistry implements Registry {
     @Override
     public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
         String id = next.instanceId();
-        if (expectedGeneration < 1 || expectedGeneration == Long.MAX_VALUE) {
-            // No stored record can have it; answer without touching the map.
-            Lookup current = get(id);
-            return switch (current) {
-                case Lookup.Found f -> new CasResult.Conflict(id, f.generation());
-                case Lookup.Absent a -> new CasResult.Absent(id);
-                case Lookup.Tampered t -> new CasResult.Tampered(id);
-            };
-        }
-        long nextGeneration = expectedGeneration + 1;
-        byte[] bytes = RecordCodec.encodeRecord(mac, next, nextGeneration);
+        byte[] bytes = expectedGeneration >= 1 && expectedGeneration < Long.MAX_VALUE
+                ? RecordCodec.encodeRecord(mac, Slots.key(id, expectedGeneration + 1), next, expectedGeneration + 1)
+                : null;
         lifecycle.readLock().lock();
-        try (ExternalMapQueryContext<String, byte[], ?> q = openContext(id)) {
-            q.updateLock().lock();
-            MapEntry<String, byte[]> entry = q.entry();
-            if (entry == null) {
-                return new CasResult.Absent(id);
-            }
-            CasResult refused = check(id, entry.value().get(), expectedGeneration);
+        ReentrantLock stripe = stripe(id);
+        stripe.lock();
+        try {
+            checkOpen();
+            CasResult refused = refusal(id, read(id), expectedGeneration);
             if (refused != null) {
                 return refused;
             }
-            q.replaceValue(entry, q.wrapValueAsData(bytes));
-            return new CasResult.Stored(next, nextGeneration);
+            // The new version goes to the other slot, over the version before the current one: a write cut
+            // short by a crash can only damage that stale copy, never the current one.
+            map.put(Slots.key(id, expectedGeneration + 1), bytes);
+            return new CasResult.Stored(next, expectedGeneration + 1);
         } catch (RuntimeException e) {
             throw failure("replace", e);
         } finally {
+            stripe.unlock();
             lifecycle.readLock().unlock();
         }
     }
@@ -515,52 +573,81 @@ public final class ChronicleRegistry implements Registry {
             return new CasResult.Absent(instanceId);
         }
         lifecycle.readLock().lock();
-        try (ExternalMapQueryContext<String, byte[], ?> q = openContext(instanceId)) {
-            q.updateLock().lock();
-            MapEntry<String, byte[]> entry = q.entry();
-            if (entry == null) {
-                return new CasResult.Absent(instanceId);
-            }
-            CasResult refused = check(instanceId, entry.value().get(), expectedGeneration);
+        ReentrantLock stripe = stripe(instanceId);
+        stripe.lock();
+        try {
+            checkOpen();
+            CasResult refused = refusal(instanceId, read(instanceId), expectedGeneration);
             if (refused != null) {
                 return refused;
             }
-            q.remove(entry);
+            // Stale copy first: cut short between the two, the current version is still there (the remove
+            // did not happen) rather than the stale one resurfacing.
+            map.remove(Slots.key(instanceId, expectedGeneration - 1));
+            map.remove(Slots.key(instanceId, expectedGeneration));
+            instances.decrementAndGet();
             return new CasResult.Removed(instanceId);
         } catch (RuntimeException e) {
             throw failure("remove", e);
         } finally {
+            stripe.unlock();
             lifecycle.readLock().unlock();
         }
     }
 
-    /** @return null if the stored value verifies and has the expected generation, else the refusal */
-    private CasResult check(String id, byte[] stored, long expectedGeneration) {
-        Lookup current = lookup(id, stored);
-        if (!(current instanceof Lookup.Found f)) {
-            return new CasResult.Tampered(id);
+    /** @return null if {@code current} verified with the expected generation, else the refusal */
+    private static CasResult refusal(String id, Lookup current, long expectedGeneration) {
+        return switch (current) {
+            case Lookup.Absent a -> new CasResult.Absent(id);
+            case Lookup.Tampered t -> new CasResult.Tampered(id);
+            case Lookup.Found f -> f.generation() == expectedGeneration ? null
+                    : new CasResult.Conflict(id, f.generation());
+        };
+    }
+
+    private ReentrantLock stripe(String id) {
+        return stripes[(id.hashCode() & Integer.MAX_VALUE) % stripes.length];
+    }
+
+    /** Reads both slots of an instance; the caller holds its stripe lock. */
+    private Lookup read(String id) {
+        return evaluate(id, map.get(Slots.key(id, 0)), map.get(Slots.key(id, 1)), true);
+    }
+
+    /**
+     * The current version of an instance from its two slots: the higher generation, provided every
+     * present slot verifies, sits in the slot of its generation's parity, and the two generations are
+     * consecutive (anything else is a splice of copies from different times: tampered).
+     */
+    private Lookup evaluate(String id, byte[] slot0, byte[] slot1, boolean report) {
+        if (slot0 == null && slot1 == null) {
+            return new Lookup.Absent(id);
         }
-        return f.generation() == expectedGeneration ? null : new CasResult.Conflict(id, f.generation());
-    }
-
-    private ExternalMapQueryContext<String, byte[], ?> openContext(String id) throws RegistryException {
-        checkOpen();
-        return map.queryContext(id);
-    }
-
-    private Lookup lookup(String key, byte[] value) {
+        RecordCodec.Decoded d0 = null;
+        RecordCodec.Decoded d1 = null;
         try {
-            RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, key, value);
-            return new Lookup.Found(d.record(), d.generation());
+            if (slot0 != null) {
+                d0 = RecordCodec.decodeRecord(mac, Slots.key(id, 0), id, slot0);
+                RecordCodec.require(d0.generation() % 2 == 0, "generation in the wrong slot");
+            }
+            if (slot1 != null) {
+                d1 = RecordCodec.decodeRecord(mac, Slots.key(id, 1), id, slot1);
+                RecordCodec.require(d1.generation() % 2 == 1, "generation in the wrong slot");
+            }
+            if (d0 != null && d1 != null) {
+                RecordCodec.require(Math.abs(d0.generation() - d1.generation()) == 1, "slots out of step");
+            }
         } catch (RecordCodec.MalformedRecordException e) {
-            // Once per key and process: listings would repeat it on every call. The reason is fixed text and the
-            // key is not logged (a forged key is attacker-chosen text).
-            if (reportedTampered.add(key)) {
+            if (report && reportedTampered.add(id)) {
+                // Once per instance and process: listings would repeat it on every call. Fixed text only.
                 LOG.log(Level.WARNING, "registry: a record failed authentication or parsing (" + e.getMessage()
                         + "); it is reported as tampered and never acted on");
             }
-            return new Lookup.Tampered(key);
+            return new Lookup.Tampered(id);
         }
+        RecordCodec.Decoded current = d0 == null ? d1 : d1 == null ? d0
+                : d0.generation() > d1.generation() ? d0 : d1;
+        return new Lookup.Found(current.record(), current.generation());
     }
 
     private void checkOpen() throws RegistryException {

@@ -48,7 +48,8 @@ final class RecordCodec {
         }
     }
 
-    static byte[] encodeRecord(RecordMac mac, InstanceRecord r, long generation) {
+    /** @param mapKey the slot key the value is stored under (bound into the MAC) */
+    static byte[] encodeRecord(RecordMac mac, String mapKey, InstanceRecord r, long generation) {
         Writer w = new Writer();
         w.header(KIND_RECORD, generation);
         w.string(r.instanceId());
@@ -72,7 +73,7 @@ final class RecordCodec {
             w.bool(p.wasRunning());
         }
         w.optional(r.step());
-        return w.seal(mac, r.instanceId());
+        return w.seal(mac, mapKey);
     }
 
     static byte[] encodeMeta(RecordMac mac, String metaKey) {
@@ -92,14 +93,17 @@ final class RecordCodec {
     }
 
     /**
+     * @param mapKey     the slot key the value is stored under
+     * @param instanceId the instance the slot belongs to; the payload must name it
      * @throws MalformedRecordException if the MAC fails or the content is malformed
      */
-    static Decoded decodeRecord(RecordMac mac, String key, byte[] value) throws MalformedRecordException {
+    static Decoded decodeRecord(RecordMac mac, String mapKey, String instanceId, byte[] value)
+            throws MalformedRecordException {
         if (value == null || value.length < HEADER_BYTES + RecordMac.MAC_BYTES || value.length > MAX_ENCODED_BYTES) {
             throw new MalformedRecordException("bad length");
         }
         // Authenticate before parsing a single field: nothing unauthenticated reaches the parser.
-        if (!mac.verify(key, value)) {
+        if (!mac.verify(mapKey, value)) {
             throw new MalformedRecordException("mac mismatch");
         }
         ByteBuffer b = ByteBuffer.wrap(value, 0, value.length - RecordMac.MAC_BYTES);
@@ -119,7 +123,7 @@ final class RecordCodec {
                 throw new MalformedRecordException("bad generation");
             }
             String id = string(utf8, b, MAX_SHORT_STRING_BYTES);
-            if (!id.equals(key)) {
+            if (!id.equals(instanceId)) {
                 throw new MalformedRecordException("key mismatch");
             }
             Optional<String> containerId = optional(utf8, b);
@@ -144,6 +148,12 @@ final class RecordCodec {
                     planDigest, plan, state, revision, prior, step), generation);
         } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
             throw new MalformedRecordException("malformed content");
+        }
+    }
+
+    static void require(boolean ok, String reason) throws MalformedRecordException {
+        if (!ok) {
+            throw new MalformedRecordException(reason);
         }
     }
 

@@ -33,24 +33,24 @@ public class RecordCodecBench {
     public void setUp() {
         mac = new RecordMac(new byte[RecordMac.KEY_BYTES]);
         record = Samples.record("inst-0042", 42);
-        stored = RecordCodec.encodeRecord(mac, record, 7);
+        stored = RecordCodec.encodeRecord(mac, "inst-0042#1", record, 7);
     }
 
     /** HMAC-SHA-256 verification of the stored bytes. */
     @Benchmark
     public boolean macVerify() {
-        return mac.verify("inst-0042", stored);
+        return mac.verify("inst-0042#1", stored);
     }
 
     /** What a get adds to Chronicle's read: verify, then strict parse and record validation. */
     @Benchmark
     public Object decode() throws RecordCodec.MalformedRecordException {
-        return RecordCodec.decodeRecord(mac, "inst-0042", stored);
+        return RecordCodec.decodeRecord(mac, "inst-0042#1", "inst-0042", stored);
     }
 
     /** What a compare-and-set adds besides the decode of the current value: encode and sign. */
     @Benchmark
     public byte[] encode() {
-        return RecordCodec.encodeRecord(mac, record, 8);
+        return RecordCodec.encodeRecord(mac, "inst-0042#0", record, 8);
     }
 }

@@ -14,11 +14,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A record that does not verify is never returned, never the base of a write, and never silently dropped. */
 class TamperTest {
+    /** bravo-1 at generation 1 lives in slot 1. */
+    private static final String B1 = "bravo-1#1";
+
     @TempDir
     Path dir;
 
@@ -51,19 +55,19 @@ class TamperTest {
     @Test
     void everySingleBitFlipOfAStoredValueIsDetected() throws Exception {
         seed();
-        byte[] original = RawMap.get(dir, "bravo-1");
+        byte[] original = RawMap.get(dir, B1);
         // Every bit of the header and MAC, and a sample through the body.
         for (int i = 0; i < original.length; i += (i < 16 || i >= original.length - 40) ? 1 : 37) {
             for (int bit = 0; bit < 8; bit++) {
                 byte[] flipped = original.clone();
                 flipped[i] ^= (byte) (1 << bit);
-                RawMap.put(dir, "bravo-1", flipped);
+                RawMap.put(dir, B1, flipped);
                 try (Registry r = Registry.open(dir, 10)) {
                     assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "byte " + i + " bit " + bit);
                 }
             }
         }
-        RawMap.put(dir, "bravo-1", original);
+        RawMap.put(dir, B1, original);
         try (Registry r = Registry.open(dir, 10)) {
             assertInstanceOf(Lookup.Found.class, r.get("bravo-1"), "the original verifies again");
         }
@@ -72,17 +76,17 @@ class TamperTest {
     @Test
     void aTamperedRecordIsNeverOverwrittenOrRemoved() throws Exception {
         seed();
-        byte[] flipped = RawMap.get(dir, "bravo-1");
+        byte[] flipped = RawMap.get(dir, B1);
         flipped[flipped.length / 2] ^= 0x10;
-        RawMap.put(dir, "bravo-1", flipped);
+        RawMap.put(dir, B1, flipped);
         assertTamperedEverywhere("bravo-1");
-        assertArrayEquals(flipped, RawMap.get(dir, "bravo-1"), "the evidence is left as it was");
+        assertArrayEquals(flipped, RawMap.get(dir, B1), "the evidence is left as it was");
     }
 
     @Test
     void aValidRecordMovedUnderAnotherIdIsDetected() throws Exception {
         seed();
-        RawMap.put(dir, "bravo-1", RawMap.get(dir, "alpha-1"));
+        RawMap.put(dir, B1, RawMap.get(dir, "alpha-1#1"));
         assertTamperedEverywhere("bravo-1");
     }
 
@@ -90,8 +94,8 @@ class TamperTest {
     void truncatedAndForeignValuesAreDetected() throws Exception {
         seed();
         for (byte[] v : List.of(new byte[0], new byte[] {'D', 'R'}, new byte[44],
-                Arrays.copyOf(RawMap.get(dir, "alpha-1"), 60))) {
-            RawMap.put(dir, "bravo-1", v);
+                Arrays.copyOf(RawMap.get(dir, "alpha-1#1"), 60))) {
+            RawMap.put(dir, B1, v);
             try (Registry r = Registry.open(dir, 10)) {
                 assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "length " + v.length);
             }
@@ -102,30 +106,30 @@ class TamperTest {
     void authenticButMalformedContentIsRejectedByTheStrictParser() throws Exception {
         seed();
         RecordMac mac = new RecordMac(Files.readAllBytes(dir.resolve(ChronicleRegistry.KEY_FILE)));
-        byte[] good = RecordCodec.encodeRecord(mac, Samples.record("bravo-1", 2), 1);
+        byte[] good = RecordCodec.encodeRecord(mac, B1, Samples.record("bravo-1", 2), 1);
         // A trailing byte, correctly signed: only the parser's strictness can reject it.
-        byte[] trailing = resign(mac, "bravo-1", Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES + 1));
-        // A correctly signed record whose payload names another instance than its key.
-        byte[] otherId = RecordCodec.encodeRecord(mac, Samples.record("alpha-1", 2), 1);
-        byte[] relabelled = resign(mac, "bravo-1", Arrays.copyOf(otherId, otherId.length - RecordMac.MAC_BYTES));
+        byte[] trailing = resign(mac, B1, Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES + 1));
+        // A correctly signed record whose payload names another instance than its slot.
+        byte[] otherId = RecordCodec.encodeRecord(mac, B1, Samples.record("alpha-1", 2), 1);
+        byte[] relabelled = resign(mac, B1, Arrays.copyOf(otherId, otherId.length - RecordMac.MAC_BYTES));
         // A correctly signed record with generation 0, which no write produces.
         byte[] gen0 = Arrays.copyOf(good, good.length - RecordMac.MAC_BYTES);
         Arrays.fill(gen0, 4, 12, (byte) 0);
-        gen0 = resign(mac, "bravo-1", gen0);
+        gen0 = resign(mac, B1, gen0);
         // A correctly signed record whose plan bytes are not UTF-8 (é = C3 A9 turned into C3 28).
         InstanceRecord accented = Samples.record("bravo-1", 2);
         accented = new InstanceRecord(accented.instanceId(), accented.containerId(), accented.containerName(),
                 accented.templateId(), accented.templateVersion(), accented.planDigest(), "{\"a\":\"é\"}",
                 accented.state(), accented.revision(), accented.prior(), accented.step());
-        byte[] badUtf8 = RecordCodec.encodeRecord(mac, accented, 1);
+        byte[] badUtf8 = RecordCodec.encodeRecord(mac, B1, accented, 1);
         badUtf8 = Arrays.copyOf(badUtf8, badUtf8.length - RecordMac.MAC_BYTES);
         int e = indexOf(badUtf8, new byte[] {(byte) 0xC3, (byte) 0xA9});
         assertTrue(e > 0, "é not found");
         badUtf8[e + 1] = 0x28;
-        badUtf8 = resign(mac, "bravo-1", badUtf8);
+        badUtf8 = resign(mac, B1, badUtf8);
         for (byte[] v : List.of(trailing, relabelled, gen0, badUtf8)) {
-            assertTrue(mac.verify("bravo-1", v), "the test value must carry a valid MAC");
-            RawMap.put(dir, "bravo-1", v);
+            assertTrue(mac.verify(B1, v), "the test value must carry a valid MAC");
+            RawMap.put(dir, B1, v);
             try (Registry r = Registry.open(dir, 10)) {
                 assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"));
             }
@@ -135,7 +139,7 @@ class TamperTest {
                 accented.containerName(), accented.templateId(), accented.templateVersion(), accented.planDigest(),
                 "{\"a\":\"\uFFFD\"}", accented.state(), accented.revision(), accented.prior(), accented.step());
         for (InstanceRecord control : List.of(Samples.record("bravo-1", 2), accented, replacementChar)) {
-            RawMap.put(dir, "bravo-1", RecordCodec.encodeRecord(mac, control, 1));
+            RawMap.put(dir, B1, RecordCodec.encodeRecord(mac, B1, control, 1));
             try (Registry r = Registry.open(dir, 10)) {
                 assertEquals(control, assertInstanceOf(Lookup.Found.class, r.get("bravo-1")).record());
             }
@@ -146,6 +150,48 @@ class TamperTest {
         byte[] out = Arrays.copyOf(body, body.length + RecordMac.MAC_BYTES);
         mac.sign(key, out, body.length);
         return out;
+    }
+
+    @Test
+    void slotsSplicedFromDifferentTimesOrParitiesAreDetected() throws Exception {
+        seed();
+        RecordMac mac = new RecordMac(Files.readAllBytes(dir.resolve(ChronicleRegistry.KEY_FILE)));
+        InstanceRecord b = Samples.record("bravo-1", 2);
+        // Generation 2 correctly signed, but in slot 1 (the slot of odd generations).
+        RawMap.put(dir, B1, RecordCodec.encodeRecord(mac, B1, b, 2));
+        try (Registry r = Registry.open(dir, 10)) {
+            assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "wrong parity");
+        }
+        // Generations 1 and 4: an old copy of one slot put back beside a newer other slot.
+        RawMap.put(dir, B1, RecordCodec.encodeRecord(mac, B1, b, 1));
+        RawMap.put(dir, "bravo-1#0", RecordCodec.encodeRecord(mac, "bravo-1#0", b, 4));
+        try (Registry r = Registry.open(dir, 10)) {
+            assertInstanceOf(Lookup.Tampered.class, r.get("bravo-1"), "slots out of step");
+        }
+        // Control: generations 1 and 2 are a normal state, and 2 is current.
+        RawMap.put(dir, "bravo-1#0", RecordCodec.encodeRecord(mac, "bravo-1#0", b.withStep(Optional.of("two")), 2));
+        try (Registry r = Registry.open(dir, 10)) {
+            Lookup.Found f = assertInstanceOf(Lookup.Found.class, r.get("bravo-1"));
+            assertEquals(2, f.generation());
+            assertEquals(Optional.of("two"), f.record().step());
+        }
+    }
+
+    @Test
+    void aWriteCutShortByACrashLeavesThePreviousVersion() throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 4242));
+            r.replace(1, Samples.record("alpha-1", 4242).withStep(Optional.of("second")));
+        }
+        // Damage the newer copy (slot 0, generation 2) as a torn write would, then "crash".
+        flipInFile("second");
+        Files.delete(dir.resolve(ChronicleRegistry.CLEAN_FILE));
+        try (Registry r = Registry.open(dir, 10)) {
+            Lookup.Found f = assertInstanceOf(Lookup.Found.class, r.get("alpha-1"));
+            assertEquals(1, f.generation(), "the previous, complete version");
+            assertEquals(Samples.record("alpha-1", 4242), f.record());
+            assertInstanceOf(CasResult.Stored.class, r.replace(1, f.record().withStep(Optional.of("again"))));
+        }
     }
 
     @Test
