@@ -16,6 +16,9 @@ import java.util.List;
  *
  * <p><b>Durability.</b> A write is in the memory-mapped file when its method returns: it survives the
  * death of the process (even SIGKILL), not a power loss or kernel crash before the OS wrote the page back.
+ * Each instance has two slots in the map and a write goes to the slot of the version before the current
+ * one, so a write torn by a crash never damages the last completed version: after recovery the instance
+ * reads as its previous version.
  *
  * <p><b>Failures.</b> Expected outcomes (absent, conflict, tampered, full) are values; a
  * {@link RegistryException} means the registry itself failed (I/O, closed registry) and nothing can be
