@@ -29,7 +29,7 @@ public interface Registry extends AutoCloseable {
     /** Smallest accepted instance limit. */
     int MIN_INSTANCES = 1;
     /** Largest accepted instance limit (the administrator's default is 200, SPEC section 11); the map file is sized from it. */
-    int MAX_INSTANCES = 5_000;
+    int MAX_INSTANCES = 10_000;
 
     /**
      * Opens the registry in {@code dataDir}, creating it (and its key) on first start. A map that was not
