@@ -84,9 +84,12 @@ final class AgentClient {
         }
     }
 
-    /** @return RFC 3339 UTC, whole seconds, as the SPEC example */
+    /**
+     * @return RFC 3339 UTC with milliseconds: a freshly started agent refuses requests timestamped
+     *         before its start, which a whole-second timestamp can be for up to a second
+     */
     static String timestamp(Instant t) {
-        return t.truncatedTo(ChronoUnit.SECONDS).toString();
+        return t.truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     Signed sign(String method, String path, String body) {

@@ -32,14 +32,26 @@ final class RepoLayout {
         return bin;
     }
 
-    /** @return a file of the shared test vectors */
+    /**
+     * @return a test vector from the repository's copy ({@code test-vectors/}), checked byte for byte
+     *         against the shared contract folder when that folder is present
+     */
     static Path sharedVector(String name) {
-        String env = System.getenv(SHARED_ENV);
-        Path shared = env != null ? Path.of(env) : root().resolveSibling("shared");
-        Path file = shared.resolve("test-vectors").resolve(name);
-        if (!Files.isRegularFile(file)) {
-            throw new AssertionError("e2e: shared test vector " + file + " is missing (set " + SHARED_ENV + ")");
+        Path copy = root().resolve("test-vectors").resolve(name);
+        if (!Files.isRegularFile(copy)) {
+            throw new AssertionError("e2e: test vector " + copy + " is missing");
         }
-        return file;
+        String env = System.getenv(SHARED_ENV);
+        Path shared = (env != null ? Path.of(env) : root().resolveSibling("shared")).resolve("test-vectors").resolve(name);
+        if (Files.isRegularFile(shared)) {
+            try {
+                if (Files.mismatch(copy, shared) != -1) {
+                    throw new AssertionError("e2e: " + copy + " differs from the contract's " + shared);
+                }
+            } catch (java.io.IOException e) {
+                throw new AssertionError("e2e: cannot compare " + copy + " with " + shared, e);
+            }
+        }
+        return copy;
     }
 }
