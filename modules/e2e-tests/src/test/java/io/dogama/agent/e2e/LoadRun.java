@@ -78,18 +78,25 @@ public final class LoadRun {
             }
             int listed = Json.array(agent.client().get("/v1/instances").json().get("instances")).size();
 
+            fsync(agent.dataDir(), "before the GET runs");
+            OUT.println();
             OUT.println("| route | clients | requests | throughput (req/s) | p50 (ms) | p99 (ms) | max (ms) | non-200 |");
             OUT.println("|---|---|---|---|---|---|---|---|");
+            String list = "GET /v1/instances (" + listed + " instances)";
+            // one client first: the latency without queueing, for comparison
+            OUT.println(concurrent(agent, "/v1/health", 1, warmup, seconds).row("GET /v1/health", 1));
             OUT.println(concurrent(agent, "/v1/health", clients, warmup, seconds).row("GET /v1/health", clients));
-            OUT.println(concurrent(agent, "/v1/instances", clients, warmup, seconds)
-                    .row("GET /v1/instances (" + listed + " instances)", clients));
+            OUT.println(concurrent(agent, "/v1/instances", 1, warmup, seconds).row(list, 1));
+            OUT.println(concurrent(agent, "/v1/instances", clients, warmup, seconds).row(list, clients));
+            OUT.println();
+            fsync(agent.dataDir(), "after the GET runs");
             OUT.println();
 
             for (String id : registered) {
                 expect(agent.client().delete("/v1/instances/" + id), 204);
             }
             cycles(agent, cycles);
-            fsync(agent.dataDir());
+            OUT.printf("load average after the run %s%n", Files.readString(Path.of("/proc/loadavg")).strip());
             OUT.printf("%nagent log: modules/e2e-tests/target/e2e-logs/LoadRun-%s.log%n", agent.token());
         }
     }
@@ -283,7 +290,7 @@ public final class LoadRun {
     // ------------------------------------------------------------------ fsync
 
     /** What the nonce journal pays per accepted request: an append of one line and a force. */
-    static void fsync(Path dataDir) throws IOException {
+    static void fsync(Path dataDir, String when) throws IOException {
         Path f = dataDir.resolve("fsync-probe");
         int n = 500;
         long[] t = new long[n];
@@ -300,8 +307,9 @@ public final class LoadRun {
             Files.deleteIfExists(f);
         }
         Arrays.sort(t);
-        OUT.printf("append + FileChannel.force(false) in the data directory, %d times: p50 %.2f ms, p99 %.2f ms "
-                + "(at most %.0f serialized admissions per second)%n", n, ms(pct(t, 50)), ms(pct(t, 99)), 1000 / ms(pct(t, 50)));
+        OUT.printf("append + FileChannel.force(false) in the data directory, %d times, %s: p50 %.2f ms, p99 %.2f ms "
+                + "(at most %.0f serialized admissions per second at the median)%n", n, when, ms(pct(t, 50)), ms(pct(t, 99)),
+                1000 / ms(pct(t, 50)));
     }
 
     // ------------------------------------------------------------------ helpers
