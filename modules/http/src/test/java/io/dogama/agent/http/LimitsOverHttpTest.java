@@ -68,6 +68,26 @@ class LimitsOverHttpTest {
     }
 
     @Test
+    void aRefusedBodyIsNeverParsedAsFurtherRequests() throws Exception {
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            // The oversized body begins with a complete, validly signed request: smuggling it must fail.
+            String inner = RawHttp.request("GET", "/v1/health", f.signedHeaders("GET", "/v1/health", ""), "");
+            StringBuilder body = new StringBuilder(inner);
+            while (body.length() <= LIMIT) {
+                body.append('x');
+            }
+            s.getOutputStream().write(("POST /v1/check-disk HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            assertProblem(RawHttp.read(s.getInputStream()), 413, "body_too_large");
+            s.setSoTimeout(5000);
+            assertEquals(-1, s.getInputStream().read(), "the connection must end after the 413");
+            assertTrue(f.ops.calls.isEmpty(), "the smuggled request reached an operation: " + f.ops.calls);
+        }
+    }
+
+    @Test
     void hugeContentLengthIs413() throws Exception {
         try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
             s.getOutputStream().write(("POST /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999999999"

@@ -36,6 +36,8 @@ final class ConnectionWatchdog implements AutoCloseable {
     private static final class Tracked {
         final SocketChannel channel;
         volatile long deadline;
+        /** Set once an answer said "Connection: close": nothing more is served on this connection. */
+        volatile boolean ended;
 
         Tracked(SocketChannel channel, long deadline) {
             this.channel = channel;
@@ -77,6 +79,42 @@ final class ConnectionWatchdog implements AutoCloseable {
         if (t != null) {
             t.deadline = System.nanoTime() + timeoutNanos;
         }
+    }
+
+    /**
+     * An answer that closes the connection was written: end the connection now. Helidon may already
+     * hold further bytes of this connection (for instance the unread body of a refused request);
+     * they must never be parsed as requests. The output is shut down so the client sees the answer
+     * and then end of stream; {@link #ended} makes the gate refuse anything still buffered.
+     */
+    void end(SocketAddress peer) {
+        Tracked t = connections.get(peer);
+        if (t != null) {
+            t.ended = true;
+            try {
+                t.channel.shutdownOutput();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.DEBUG, "http: ending a connection failed");
+            }
+        }
+    }
+
+    /**
+     * @param peer the connection's peer
+     * @return true if an earlier answer on this connection ended it; the connection is then closed
+     */
+    boolean refuseEnded(SocketAddress peer) {
+        Tracked t = connections.get(peer);
+        if (t == null || !t.ended) {
+            return false;
+        }
+        connections.remove(peer);
+        try {
+            t.channel.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "http: closing an ended connection failed");
+        }
+        return true;
     }
 
     /** @return connections currently tracked, for tests */

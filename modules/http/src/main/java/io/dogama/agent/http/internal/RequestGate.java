@@ -73,6 +73,10 @@ final class RequestGate implements Handler {
 
     @Override
     public void handle(ServerRequest req, ServerResponse res) {
+        if (watchdog.refuseEnded(req.remotePeer().address())) {
+            // bytes that followed an answer with "Connection: close" (e.g. a refused body): never a request
+            return;
+        }
         Reply reply;
         try {
             reply = process(req);
@@ -89,6 +93,9 @@ final class RequestGate implements Handler {
             write(res, reply, "HEAD".equals(req.prologue().method().text()));
         } finally {
             watchdog.answered(req.remotePeer().address());
+            if (reply.close()) {
+                watchdog.end(req.remotePeer().address());
+            }
         }
     }
 
