@@ -47,7 +47,8 @@ final class AgentImage {
                 Map.of("DOCKER_HOST", engine.dockerHost), root(), BUILD_TIMEOUT);
         // The script's diagnostics (training, sizes) stay readable after the run.
         try {
-            Files.writeString(Path.of("target/scripts-image.log"), r.stderr());
+            Files.writeString(Path.of("target/scripts-image.log"), r.stderr(), java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
         } catch (java.io.IOException e) {
             throw new AssertionError("cannot write target/scripts-image.log: " + e, e);
         }
