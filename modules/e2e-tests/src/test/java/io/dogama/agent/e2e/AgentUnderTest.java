@@ -178,27 +178,9 @@ class AgentUnderTest implements AutoCloseable {
             throw new AssertionError("e2e: the agent listens on " + port + ", the config says " + listenPort);
         }
         client = new AgentClient("127.0.0.1", port, new Signer(secretLine));
-        awaitNextSecond();
         AgentClient.Response health = client.get("/v1/health");
         if (health.status() != 200) {
             throw new AssertionError("e2e: signed health after start answered " + health + "\n" + logTail());
-        }
-    }
-
-    /**
-     * A fresh nonce journal refuses requests timestamped before it was created (SPEC 3.4, "refuse
-     * any request timestamped before the agent's start"), at millisecond precision, while clients
-     * sign whole seconds: a request signed in the second the agent started may be stale. The wait
-     * is for the wall clock to enter the next second, at most one second.
-     */
-    private static void awaitNextSecond() {
-        long now = System.currentTimeMillis();
-        long wait = 1000 - now % 1000 + 5;
-        try {
-            Thread.sleep(wait);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("e2e: interrupted", e);
         }
     }
 
