@@ -1,7 +1,9 @@
 // net.openhft:chronicle-core: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module chronicle.core {
     requires affinity;
-    requires java.desktop;
+    // java.desktop only for the java.beans/AWT types of code paths the agent never runs; static keeps
+    // the module (about 10 MB) out of the runtime image. A path that needed it fails with NoClassDefFoundError.
+    requires static java.desktop;
     requires java.logging;
     requires java.management;
     requires java.naming;

@@ -2,7 +2,9 @@
 module chronicle.wire {
     requires java.compiler;
     requires java.naming;
-    requires java.sql;
+    // java.sql (which brings java.xml) only for converters of java.sql dates that the registry's
+    // String/byte[] map never uses; static keeps both out of the runtime image.
+    requires static java.sql;
 
     requires transitive chronicle.bytes;
     requires transitive chronicle.core;

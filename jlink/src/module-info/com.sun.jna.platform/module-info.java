@@ -3,8 +3,10 @@ module com.sun.jna.platform {
     requires java.logging;
 
     requires transitive com.sun.jna;
-    requires transitive java.datatransfer;
-    requires transitive java.desktop;
+    // java.desktop only for the AWT and drag-and-drop types of code paths the agent never runs; static keeps
+    // the module (about 10 MB) out of the runtime image. A path that needed it fails with NoClassDefFoundError.
+    requires static transitive java.datatransfer;
+    requires static transitive java.desktop;
 
     exports com.sun.jna.platform;
     exports com.sun.jna.platform.dnd;

@@ -2,7 +2,9 @@
 module com.sun.jna {
     requires java.logging;
 
-    requires transitive java.desktop;
+    // java.desktop only for the AWT types (Native.getWindowID...) of code paths the agent never runs; static keeps
+    // the module (about 10 MB) out of the runtime image. A path that needed it fails with NoClassDefFoundError.
+    requires static transitive java.desktop;
 
     exports com.sun.jna;
     exports com.sun.jna.internal;

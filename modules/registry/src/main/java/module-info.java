@@ -4,6 +4,8 @@ module io.dogama.agent.registry {
     // Automatic module; its own dependencies (chronicle-core, -bytes, -values, compiler...) are not required
     // here because nothing in this module names their types.
     requires chronicle.map;
+    // Chronicle's POSIX binding: only to choose the no-op one before Chronicle starts (ChronicleStartup).
+    requires posix;
 
     exports io.dogama.agent.registry;
 }

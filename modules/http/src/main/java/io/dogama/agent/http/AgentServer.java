@@ -26,26 +26,30 @@ public final class AgentServer {
     }
 
     /**
-     * @param ops           what requests may do
+     * Builds the server without binding it: the web server's own start-up work can then overlap with
+     * the agent's other parts, and {@link #start(AgentOperations)} only binds and serves.
+     *
      * @param authenticator request authentication and replay defense
      * @param limits        listener address and limits
      * @return a server, not yet listening
      */
-    public static AgentServer create(AgentOperations ops, Authenticator authenticator, HttpLimits limits) {
-        Objects.requireNonNull(ops, "ops");
+    public static AgentServer create(Authenticator authenticator, HttpLimits limits) {
         Objects.requireNonNull(authenticator, "authenticator");
         Objects.requireNonNull(limits, "limits");
-        return new AgentServer(Listener.create(ops, authenticator, limits), limits);
+        return new AgentServer(Listener.create(authenticator, limits), limits);
     }
 
     /**
-     * Binds and starts listening.
+     * Binds and starts listening; every request is then dispatched to {@code ops}. Once per server.
      *
+     * @param ops what requests may do
      * @return the bound port (the ephemeral one when the limits say 0)
      * @throws HttpException if the address cannot be bound or the server does not start; nothing is left
      *                       listening then
+     * @throws IllegalStateException if the server was started before
      */
-    public int start() throws HttpException {
+    public int start(AgentOperations ops) throws HttpException {
+        listener.bind(ops);
         try {
             server.start();
         } catch (RuntimeException e) {

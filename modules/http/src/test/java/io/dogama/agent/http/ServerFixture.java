@@ -33,8 +33,8 @@ final class ServerFixture implements AutoCloseable {
         Files.writeString(secret, secretFileContent, StandardCharsets.US_ASCII);
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("r--------"));
         Authenticator auth = Authenticator.create(SecretFile.load(secret), clock, nonces);
-        this.server = AgentServer.create(ops, auth, limits);
-        this.port = server.start();
+        this.server = AgentServer.create(auth, limits);
+        this.port = server.start(ops);
     }
 
     static ServerFixture start(Path dir) throws Exception {

@@ -25,6 +25,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 
 /**
  * One running agent: every part opened in dependency order, and closed in reverse order on
@@ -37,29 +40,96 @@ final class AgentProcess implements AutoCloseable {
     private final AgentServer server;
     private final int port;
 
-    private AgentProcess(AdminConfig config, Clock clock) throws StartupException {
+    private AgentProcess(AdminConfig config, Clock clock, long startNanos) throws StartupException {
+        Timings timings = new Timings(startNanos);
+        // The registry open is the slowest part of a start (Chronicle initializes itself) and needs
+        // nothing but the config, so it runs on a thread of its own while the rest starts. The thread
+        // ends inside this constructor, whatever happens: nothing outlives a failed start.
+        FutureTask<Registry> registryOpen = new FutureTask<>(() -> {
+            long t = System.nanoTime();
+            Registry r = Registry.open(config.dataDir(), config.limits().instances());
+            timings.took("registry", t);
+            return r;
+        });
+        Thread opener = Thread.ofPlatform().name("dogama-registry-open").daemon(true).start(registryOpen);
         try {
+            long t = System.nanoTime();
             Secrets secrets = SecretFile.load(config.secretFile());
+            t = timings.took("secret", t);
             Catalog catalog = Catalog.embedded();
+            t = timings.took("catalog", t);
             DockerEngine docker = remember(DockerEngine.connect(config.dockerSocket()));
-            Registry registry = remember(Registry.open(config.dataDir(), config.limits().instances()));
+            t = timings.took("docker", t);
             PlanPolicy policy = PlanPolicy.create(config, catalog);
-            AgentOperations ops = Lifecycle.start(docker, registry, policy);
             NonceStore nonces = remember(NonceStore.persistent(config.dataDir(), NonceStore.DEFAULT_CAPACITY, clock));
             Authenticator authenticator = Authenticator.create(secrets, clock, nonces);
-            server = AgentServer.create(ops, authenticator,
+            t = timings.took("auth", t);
+            // Built (not bound) while the registry opens; its watchdog thread is stopped on any failure.
+            server = AgentServer.create(authenticator,
                     HttpLimits.defaults(config.listen().host(), config.listen().port()));
-            port = server.start();
             opened.push(server::stop);
-            LOG.log(System.Logger.Level.INFO, "app: agent started: {0} template(s), {1} secret(s), {2}",
-                    catalog.templates().size(), secrets.count(), Summary.of(config));
+            t = timings.took("http", t);
+            Registry registry = remember(await(registryOpen, opener));
+            t = System.nanoTime();
+            AgentOperations ops = Lifecycle.start(docker, registry, policy);
+            t = timings.took("reconcile", t);
+            port = server.start(ops);
+            timings.took("listen", t);
+            LOG.log(System.Logger.Level.INFO, "app: agent started in {0} ms ({1}): {2} template(s), {3} secret(s), {4}",
+                    String.valueOf(timings.sinceStart()), timings, catalog.templates().size(), secrets.count(), Summary.of(config));
         } catch (AuthException | PolicyException | DockerException | RegistryException | LifecycleException
                 | HttpException e) {
-            close();
+            closeAfterFailure(registryOpen, opener);
             throw new StartupException(e.getMessage(), e);
-        } catch (RuntimeException e) {
-            close();
+        } catch (RuntimeException | Error e) {
+            closeAfterFailure(registryOpen, opener);
             throw e;
+        }
+    }
+
+    /** The registry, once its thread is done; its own failures come out as they are. */
+    private static Registry await(FutureTask<Registry> open, Thread opener) throws RegistryException {
+        try {
+            return open.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("app: interrupted while the registry opens", e);
+        } catch (ExecutionException e) {
+            switch (e.getCause()) {
+                case RegistryException re -> throw re;
+                case RuntimeException re -> throw re;
+                case Error err -> throw err;
+                default -> throw new IllegalStateException("app: registry open failed", e.getCause());
+            }
+        } finally {
+            joinQuietly(opener);
+        }
+    }
+
+    /**
+     * Closes what was opened; a registry still opening (a failure elsewhere came first) is waited for
+     * and closed too, so its lock and file are released before the process reports the failure.
+     */
+    private void closeAfterFailure(FutureTask<Registry> open, Thread opener) {
+        joinQuietly(opener);
+        if (open.state() == Future.State.SUCCESS && !opened.contains(open.resultNow())) {
+            opened.push(open.resultNow());
+        }
+        close();
+    }
+
+    private static void joinQuietly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -72,7 +142,8 @@ final class AgentProcess implements AutoCloseable {
      * @throws StartupException with a secret-free reason if anything refuses to start
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
-        return new AgentProcess(readConfig(configFile), clock);
+        long t = System.nanoTime();
+        return new AgentProcess(readConfig(configFile), clock, t);
     }
 
     static AdminConfig readConfig(Path configFile) throws StartupException {

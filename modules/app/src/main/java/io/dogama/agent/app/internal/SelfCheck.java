@@ -153,9 +153,9 @@ final class SelfCheck {
                 Registry registry = Registry.open(data, config.limits().instances());
                 NonceStore nonces = NonceStore.inMemory(16, clock)) {
             AgentOperations ops = Lifecycle.start(docker, registry, PlanPolicy.create(config, Catalog.embedded()));
-            AgentServer server = AgentServer.create(ops, Authenticator.create(secrets, clock, nonces),
+            AgentServer server = AgentServer.create(Authenticator.create(secrets, clock, nonces),
                     HttpLimits.defaults("127.0.0.1", 0));
-            int port = server.start();
+            int port = server.start(ops);
             try {
                 RequestSigner signer = RequestSigner.create(secrets, clock);
                 for (String path : List.of("/v1/health", "/v1/instances")) {

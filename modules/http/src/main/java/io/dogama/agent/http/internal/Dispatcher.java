@@ -7,15 +7,17 @@ import io.dogama.agent.lifecycle.Created;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Calls the operation a route names and turns its {@link Outcome} into a reply. */
 final class Dispatcher {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-    private final AgentOperations ops;
+    private final Supplier<AgentOperations> operations;
 
-    Dispatcher(AgentOperations ops) {
-        this.ops = ops;
+    /** @param operations the operations, present from the moment the listener accepts connections */
+    Dispatcher(Supplier<AgentOperations> operations) {
+        this.operations = operations;
     }
 
     /**
@@ -25,6 +27,7 @@ final class Dispatcher {
      * @return the reply
      */
     Reply dispatch(RouteTable.Endpoint endpoint, String id, byte[] body) {
+        AgentOperations ops = operations.get();
         return switch (endpoint) {
             case HEALTH -> reply(ops.health(), 200, h -> Map.of("status", "ok"));
             case CHECK_DISK -> switch (Bodies.diskPaths(body)) {

@@ -8,6 +8,8 @@ import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http1.Http1Config;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** The Helidon web server with its watchdog; the only place that configures Helidon. */
 public final class Listener {
@@ -16,10 +18,26 @@ public final class Listener {
 
     private final WebServer server;
     private final ConnectionWatchdog watchdog;
+    private final AtomicReference<AgentOperations> operations;
 
-    private Listener(WebServer server, ConnectionWatchdog watchdog) {
+    private Listener(WebServer server, ConnectionWatchdog watchdog, AtomicReference<AgentOperations> operations) {
         this.server = server;
         this.watchdog = watchdog;
+        this.operations = operations;
+    }
+
+    /**
+     * Binds the operations requests are dispatched to; once, before the server starts: a request can
+     * only arrive after {@link WebServer#start()}, which happens after this.
+     *
+     * @param ops the operations
+     * @throws IllegalStateException if operations were bound already
+     */
+    public void bind(AgentOperations ops) {
+        Objects.requireNonNull(ops, "ops");
+        if (!operations.compareAndSet(null, ops)) {
+            throw new IllegalStateException("http: operations are bound already");
+        }
     }
 
     /** @return the Helidon server */
@@ -37,14 +55,22 @@ public final class Listener {
     }
 
     /**
-     * @param ops           the operations
      * @param authenticator the request authenticator
      * @param limits        listener and limits
-     * @return a listener, not started
+     * @return a listener, not started, with no operations bound yet
      */
-    public static Listener create(AgentOperations ops, Authenticator authenticator, HttpLimits limits) {
+    public static Listener create(Authenticator authenticator, HttpLimits limits) {
         ConnectionWatchdog watchdog = new ConnectionWatchdog(limits.requestTimeout());
-        RequestGate gate = new RequestGate(authenticator, new Dispatcher(ops), limits.maxBodyBytes(), watchdog);
+        AtomicReference<AgentOperations> operations = new AtomicReference<>();
+        Dispatcher dispatcher = new Dispatcher(() -> {
+            AgentOperations ops = operations.get();
+            if (ops == null) {
+                // Unreachable through AgentServer, which binds before it starts the server.
+                throw new IllegalStateException("http: a request arrived before operations were bound");
+            }
+            return ops;
+        });
+        RequestGate gate = new RequestGate(authenticator, dispatcher, limits.maxBodyBytes(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
         ProblemDirectHandler problems = new ProblemDirectHandler();
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
@@ -76,6 +102,6 @@ public final class Listener {
                 .directHandlers(direct.build())
                 .routing(routing -> routing.any(gate))
                 .build();
-        return new Listener(server, watchdog);
+        return new Listener(server, watchdog, operations);
     }
 }

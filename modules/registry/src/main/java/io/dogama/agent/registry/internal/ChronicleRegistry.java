@@ -134,8 +134,7 @@ public final class ChronicleRegistry implements Registry {
             throw new IllegalArgumentException("registry: maxInstances must be in [" + MIN_INSTANCES + ", "
                     + MAX_INSTANCES + "]");
         }
-        // Belt and braces beside the JVM option: Chronicle must never call its analytics service.
-        System.setProperty("chronicle.analytics.disable", "true");
+        ChronicleStartup.prepare();
         if (!Files.isDirectory(dataDir, LinkOption.NOFOLLOW_LINKS)) {
             throw new RegistryException("data directory does not exist or is not a directory");
         }
@@ -424,6 +423,7 @@ public final class ChronicleRegistry implements Registry {
         long averageChunks = (AVERAGE_VALUE_BYTES + AVERAGE_KEY_BYTES + ENTRY_OVERHEAD_BYTES + CHUNK_BYTES - 1)
                 / CHUNK_BYTES;
         long chunksPerTier = Math.max(perSegment * averageChunks * 2, 2L * maxChunks);
+        ChronicleStartup.prepare();
         return ChronicleMap.of(String.class, byte[].class)
                 .name("dogama-registry")
                 .entries(entries)
