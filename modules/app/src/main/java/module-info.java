@@ -7,8 +7,6 @@ module io.dogama.agent.app {
     requires io.dogama.agent.docker;
     requires io.dogama.agent.lifecycle;
     requires io.dogama.agent.http;
-    // the health command and the self-check call the agent over HTTP like any client
-    requires java.net.http;
     // the self-check's jackson-jr record round trip
     requires com.fasterxml.jackson.jr.ob;
 

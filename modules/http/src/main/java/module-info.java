@@ -7,6 +7,8 @@ module io.dogama.agent.http {
     // Helidon's request and URI types used by the gate; io.helidon.webserver does not re-export them.
     requires io.helidon.http;
     requires io.helidon.common.uri;
+    // Only to give Helidon an explicit, empty service registry (Listener says why).
+    requires io.helidon.service.registry;
     requires com.fasterxml.jackson.jr.ob;
 
     exports io.dogama.agent.http;

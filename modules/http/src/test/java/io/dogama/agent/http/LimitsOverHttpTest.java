@@ -298,6 +298,33 @@ class LimitsOverHttpTest {
     }
 
     @Test
+    void aClientsConnectionCloseEndsTheConnectionAfterTheAnswer() throws Exception {
+        assertClientEnds("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive, Close\r\n");
+    }
+
+    /**
+     * Sends {@code head} (signed) with a second valid request pipelined right behind it, on a server
+     * whose request timeout (120 s) is far beyond the socket's read bound (10 s): end of stream after
+     * the answer can only be the agent honouring the client, not its idle sweep.
+     */
+    private void assertClientEnds(String head) throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withRequestTimeout(Duration.ofSeconds(120))); Socket s = RawHttp.connect(f.port)) {
+            StringBuilder first = new StringBuilder(head);
+            f.signedHeaders("GET", "/v1/health", "").forEach(h -> first.append(h).append("\r\n"));
+            StringBuilder second = new StringBuilder("GET /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+            f.signedHeaders("GET", "/v1/instances", "").forEach(h -> second.append(h).append("\r\n"));
+            s.getOutputStream().write((first + "\r\n" + second + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            RawHttp.Response r = RawHttp.read(s.getInputStream());
+            assertEquals(200, r.status(), r.text());
+            assertEquals("close", r.header("connection"), "the answer does not say the connection ends");
+            assertEquals(-1, s.getInputStream().read(), "the connection stayed open after the client ended it");
+            assertEquals(List.of("health"), f.ops.calls, "a request sent after the client ended the connection was served");
+        }
+    }
+
+    @Test
     void idleKeepAliveConnectionIsClosedButASlowOperationIsNotCutOff() throws Exception {
         TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
         try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,

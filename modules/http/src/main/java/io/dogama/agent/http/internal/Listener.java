@@ -4,6 +4,9 @@ import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.http.HttpLimits;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.helidon.http.DirectHandler;
+import io.helidon.service.registry.GlobalServiceRegistry;
+import io.helidon.service.registry.ServiceRegistryConfig;
+import io.helidon.service.registry.ServiceRegistryManager;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.DirectHandlers;
 import io.helidon.webserver.http1.Http1Config;
@@ -55,6 +58,22 @@ public final class Listener {
     }
 
     /**
+     * Helidon looks up plug-ins (media support, content encodings, features, config sources...) in a
+     * global service registry that by default discovers them in every module of the runtime. The agent
+     * wants none of them: the server is configured explicitly here, bodies are bytes the gate reads
+     * itself, and nothing found on the module path may change how requests are handled. The global
+     * registry is therefore made without discovery, once, before the first server is built. (It was
+     * also the largest single part of the agent's start: the discovery parses every module's service
+     * metadata.)
+     */
+    private static void noDiscovery() {
+        GlobalServiceRegistry.registry(() -> ServiceRegistryManager.create(ServiceRegistryConfig.builder()
+                .discoverServices(false)
+                .discoverServicesFromServiceLoader(false)
+                .build()).registry());
+    }
+
+    /**
      * @param authenticator the request authenticator
      * @param limits        listener and limits
      * @return a listener, not started, with no operations bound yet
@@ -76,6 +95,7 @@ public final class Listener {
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
             direct.addHandler(type, problems);
         }
+        noDiscovery();
         Duration helidonIdle = limits.requestTimeout().multipliedBy(HELIDON_IDLE_MULTIPLE);
         WebServer server = WebServer.builder()
                 .shutdownHook(false)

@@ -89,6 +89,11 @@ final class RequestGate implements Handler {
             LOG.log(System.Logger.Level.ERROR, "http: unexpected failure handling a request", e);
             reply = Reply.problem(ProblemCode.INTERNAL_ERROR).closing();
         }
+        if (!reply.close() && clientEnds(req)) {
+            // The answer then says so too, and the connection ends after it: no idle keep-alive until the
+            // watchdog's timeout, and nothing the client sent after this request is ever served.
+            reply = reply.closing();
+        }
         try {
             write(res, reply, "HEAD".equals(req.prologue().method().text()));
         } finally {
@@ -97,6 +102,22 @@ final class RequestGate implements Handler {
                 watchdog.end(req.remotePeer().address());
             }
         }
+    }
+
+    /**
+     * @return true if the client ends the connection with this request: a {@code close} token in any
+     *         Connection header (RFC 9112 section 9.6). HTTP/1.0, where that is the default, never gets
+     *         this far: Helidon refuses it as malformed.
+     */
+    static boolean clientEnds(ServerRequest req) {
+        for (String value : req.headers().all(HeaderNames.CONNECTION, List::of)) {
+            for (String token : value.split(",", -1)) {
+                if (token.strip().equalsIgnoreCase("close")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private Reply process(ServerRequest req) throws BrokenBody, TooLarge {
