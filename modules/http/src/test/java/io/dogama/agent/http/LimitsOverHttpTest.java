@@ -339,8 +339,15 @@ class LimitsOverHttpTest {
                 java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
             }
             assertEquals(List.of("health"), f.ops.calls, "the request did not reach the operation");
-            // Not synchronisation: letting three request timeouts pass is the point of the test.
-            Thread.sleep(Duration.ofMillis(2500));
+            // The watchdog's own work is the condition: three idle connections, one after the other, each
+            // closed by the watchdog once it outlived the request timeout. Three timeouts and sweeps have then
+            // passed while the operation was running.
+            for (int i = 0; i < 3; i++) {
+                try (Socket probe = RawHttp.connect(f.port)) {
+                    assertTrue(millisUntilClosed(probe) < RawHttp.SOCKET_TIMEOUT_MILLIS,
+                            "the watchdog did not close an idle connection");
+                }
+            }
             f.ops.healthGate.countDown();
             RawHttp.Response r = RawHttp.read(s.getInputStream());
             assertEquals(200, r.status(), "a slow operation was cut off by the request timeout");
