@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,13 @@ public final class ChronicleRegistry implements Registry {
     private final Set<String> reportedTampered = ConcurrentHashMap.newKeySet();
     /** Per-instance locks: a compare-and-set spans an instance's two slots. */
     private final ReentrantLock[] stripes = new ReentrantLock[LOCK_STRIPES];
+    /**
+     * Records already authenticated and decoded, by map key, with the exact bytes they came from. Every read
+     * still takes the stored bytes from the map; only bytes identical to those remembered skip the MAC and the
+     * parser, whose answer for the same key, bytes and MAC key cannot differ. A changed byte (a write of
+     * ours, or tampering) is authenticated and decoded afresh. Bounded by {@link #MEMO_ENTRIES}.
+     */
+    private final Map<String, Memo> decoded = new ConcurrentHashMap<>();
     /** Stored instances (tombstones and forged keys included), for the limit. */
     private final AtomicInteger instances;
 
@@ -585,6 +593,8 @@ public final class ChronicleRegistry implements Registry {
             // did not happen) rather than the stale one resurfacing.
             map.remove(Slots.key(instanceId, expectedGeneration - 1));
             map.remove(Slots.key(instanceId, expectedGeneration));
+            decoded.remove(Slots.key(instanceId, 0));
+            decoded.remove(Slots.key(instanceId, 1));
             instances.decrementAndGet();
             return new CasResult.Removed(instanceId);
         } catch (RuntimeException e) {
@@ -614,6 +624,25 @@ public final class ChronicleRegistry implements Registry {
         return evaluate(id, map.get(Slots.key(id, 0)), map.get(Slots.key(id, 1)), true);
     }
 
+    /** Two slots per instance for a registry of 1024 instances; a larger one decodes the rest on every read. */
+    static final int MEMO_ENTRIES = 2048;
+
+    private record Memo(byte[] bytes, RecordCodec.Decoded record) {
+    }
+
+    private RecordCodec.Decoded decode(String mapKey, String id, byte[] bytes)
+            throws RecordCodec.MalformedRecordException {
+        Memo memo = decoded.get(mapKey);
+        if (memo != null && Arrays.equals(memo.bytes(), bytes)) {
+            return memo.record();
+        }
+        RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, mapKey, id, bytes);
+        if (memo != null || decoded.size() < MEMO_ENTRIES) {
+            decoded.put(mapKey, new Memo(bytes.clone(), d));
+        }
+        return d;
+    }
+
     /**
      * The current version of an instance from its two slots: the higher generation, provided every
      * present slot verifies, sits in the slot of its generation's parity, and the two generations are
@@ -627,11 +656,11 @@ public final class ChronicleRegistry implements Registry {
         RecordCodec.Decoded d1 = null;
         try {
             if (slot0 != null) {
-                d0 = RecordCodec.decodeRecord(mac, Slots.key(id, 0), id, slot0);
+                d0 = decode(Slots.key(id, 0), id, slot0);
                 RecordCodec.require(d0.generation() % 2 == 0, "generation in the wrong slot");
             }
             if (slot1 != null) {
-                d1 = RecordCodec.decodeRecord(mac, Slots.key(id, 1), id, slot1);
+                d1 = decode(Slots.key(id, 1), id, slot1);
                 RecordCodec.require(d1.generation() % 2 == 1, "generation in the wrong slot");
             }
             if (d0 != null && d1 != null) {
