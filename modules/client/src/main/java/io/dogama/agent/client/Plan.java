@@ -74,9 +74,7 @@ public record Plan(String instanceId, String templateId, String templateVersion,
         Builder b = new Builder().instanceId(instanceId).templateId(templateId).templateVersion(templateVersion)
                 .image(image).command(command).entrypoint(entrypoint).capAdd(capAdd).env(env).resources(resources)
                 .user(user).labels(labels).networks(networks).planDigest(planDigest);
-        mounts.forEach(b::mount);
-        ports.forEach(b::port);
-        return b;
+        return b.mounts(mounts).ports(ports);
     }
 
     /**
@@ -166,6 +164,20 @@ public record Plan(String instanceId, String templateId, String templateVersion,
         /** @param key name @param value value @return this */
         public Builder env(String key, String value) {
             env.put(key, value);
+            return this;
+        }
+
+        /** @param v every mount, replacing those set so far @return this */
+        public Builder mounts(List<Mount> v) {
+            mounts.clear();
+            mounts.addAll(v);
+            return this;
+        }
+
+        /** @param v every port, replacing those set so far @return this */
+        public Builder ports(List<Port> v) {
+            ports.clear();
+            ports.addAll(v);
             return this;
         }
 
