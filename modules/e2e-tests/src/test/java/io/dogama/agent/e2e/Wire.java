@@ -132,6 +132,7 @@ final class Wire {
     }
 
     private static Response checked(String method, String path, Response r) {
+        ApiDocument.get().check(method, path, r.status(), r.contentType(), r.body());
         return r;
     }
 
