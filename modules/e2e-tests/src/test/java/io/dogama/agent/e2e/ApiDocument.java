@@ -143,6 +143,39 @@ final class ApiDocument {
         }
     }
 
+    /**
+     * Checks a request body the agent accepted (answered 2xx) against the operation's documented request
+     * schema, so that the document never refuses what the agent takes.
+     *
+     * @param method  request method
+     * @param rawPath request path as sent
+     * @param body    request body, or null for none
+     */
+    void checkAccepted(String method, String rawPath, String body) {
+        String pointer = operation(method, rawPath);
+        if (pointer == null) {
+            throw new AssertionError("docs/openapi.yaml: the agent accepted an undocumented " + method + " " + rawPath);
+        }
+        JsonNode requestBody = doc.at(pointer + "/requestBody");
+        if (body == null || body.isEmpty()) {
+            if (!requestBody.isMissingNode() && requestBody.path("required").asBoolean(false)) {
+                throw new AssertionError("docs/openapi.yaml: the agent accepted " + method + " " + rawPath
+                        + " without the body the document requires");
+            }
+            return;
+        }
+        if (requestBody.isMissingNode()) {
+            throw new AssertionError("docs/openapi.yaml: the agent accepted a body the document does not name for "
+                    + method + " " + rawPath);
+        }
+        String schemaPointer = pointer + "/requestBody/content/application~1json/schema";
+        List<String> errors = errors(schemaPointer, body);
+        if (!errors.isEmpty()) {
+            throw new AssertionError("docs/openapi.yaml: the agent accepted a request body the document refuses ("
+                    + schemaPointer + "): " + errors + ": " + method + " " + rawPath + " " + Json.abbreviate(body));
+        }
+    }
+
     private void requireProblem(String where, int status, String media, String body, String schemaPointer) {
         if (!media.equals("application/problem+json")) {
             throw new AssertionError("docs/openapi.yaml: an error is application/problem+json, got '" + media + "': " + where);

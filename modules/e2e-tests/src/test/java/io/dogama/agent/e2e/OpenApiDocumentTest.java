@@ -86,6 +86,16 @@ class OpenApiDocumentTest {
         d.check("GET", "/v1/containers/json", 401, "application/problem+json",
                 problem.replace("revision_conflict", "unauthenticated").replace("409", "401"));
         assertThrows(AssertionError.class, () -> d.check("GET", "/v1/containers/json", 200, "application/json", "{}"));
+        // requests: what the agent accepts must be what the document describes
+        String plan = Plans.demo("demo-1", "/srv/dogama/instances/demo-1/data", 20080, "dogama-dev").json();
+        d.checkAccepted("POST", "/v1/instances", plan);
+        d.checkAccepted("PUT", "/v1/instances/demo-1", "{\"plan\":" + plan + ",\"expectedRevision\":0}");
+        d.checkAccepted("POST", "/v1/instances/demo-1/stop", null);
+        d.checkAccepted("POST", "/v1/instances/demo-1/stop", "{}");
+        assertThrows(AssertionError.class, () -> d.checkAccepted("POST", "/v1/instances", plan.replace("{", "{\"x\":1,")));
+        assertThrows(AssertionError.class, () -> d.checkAccepted("POST", "/v1/instances", null));
+        assertThrows(AssertionError.class, () -> d.checkAccepted("POST", "/v1/instances/demo-1/start", "{}"));
+        assertThrows(AssertionError.class, () -> d.checkAccepted("GET", "/v1/nothing", null));
         assertEquals("/paths/~1v1~1instances~1{id}~1stop/post", d.operation("POST", "/v1/instances/demo-1/stop"));
         assertEquals(null, d.operation("POST", "/v1/instances/Demo/stop"));
         assertEquals(null, d.operation("GET", "/v1/health?x=1"));

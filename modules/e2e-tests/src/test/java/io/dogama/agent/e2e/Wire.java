@@ -128,7 +128,11 @@ final class Wire {
     /** Signed by the typed client's own machinery, sent once. */
     private Response signed(String method, String path, String json) {
         RawResponse r = client.exchange(method, path, json);
-        return checked(method, path, new Response(r.status(), r.contentType(), r.text()));
+        Response response = checked(method, path, new Response(r.status(), r.contentType(), r.text()));
+        if (response.status() / 100 == 2) {
+            ApiDocument.get().checkAccepted(method, path, json);
+        }
+        return response;
     }
 
     private static Response checked(String method, String path, Response r) {
