@@ -7,6 +7,9 @@ module io.dogama.agent.http {
     // Helidon's request and URI types used by the gate; io.helidon.webserver does not re-export them.
     requires io.helidon.http;
     requires io.helidon.common.uri;
+    // The byte reader and socket types of the strict HTTP/1 connection (StrictHttp1Selector says why).
+    requires io.helidon.common.buffers;
+    requires io.helidon.common.socket;
     // Only to give Helidon an explicit, empty service registry (Listener says why).
     requires io.helidon.service.registry;
     requires com.fasterxml.jackson.jr.ob;

@@ -23,7 +23,7 @@ public sealed interface AuthDecision permits AuthDecision.Accepted, AuthDecision
      * The request must be answered with this problem and not be acted on.
      *
      * @param code {@code unauthenticated}, {@code stale_request}, {@code replayed_request}, {@code busy}
-     *             (the nonce memory is full) or {@code internal_error} (the nonce could not be persisted)
+     *             (the nonce memory is full, or the disk did not take the nonce in time) or {@code internal_error} (the nonce could not be persisted)
      */
     record Rejected(ProblemCode code) implements AuthDecision {
         private static final Set<ProblemCode> CODES = Set.of(ProblemCode.UNAUTHENTICATED, ProblemCode.STALE_REQUEST,

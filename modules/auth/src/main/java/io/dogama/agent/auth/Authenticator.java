@@ -24,7 +24,8 @@ import java.util.Objects;
  * <li>the timestamp is at most {@link #WINDOW} away from the clock, either way: otherwise
  *     {@code stale_request};</li>
  * <li>the nonce is new: otherwise {@code replayed_request}; {@code busy} when the nonce memory is
- *     full; {@code stale_request} when the request predates what the memory remembers;
+ *     full or the disk did not take the nonce within {@link NonceStore#DURABLE_WAIT};
+ *     {@code stale_request} when the request predates what the memory remembers;
  *     {@code internal_error} when the nonce could not be persisted.</li>
  * </ol>
  * Thread-safe.
@@ -43,6 +44,7 @@ public final class Authenticator {
 
     private static final AuthDecision UNAUTHENTICATED = new AuthDecision.Rejected(ProblemCode.UNAUTHENTICATED);
     private static final AuthDecision STALE = new AuthDecision.Rejected(ProblemCode.STALE_REQUEST);
+    private static final AuthDecision BUSY = new AuthDecision.Rejected(ProblemCode.BUSY);
 
     private final Signer signer;
     private final Clock clock;
@@ -126,7 +128,7 @@ public final class Authenticator {
         return switch (nonces.admit(nonce, timestamp)) {
             case ADMITTED -> new AuthDecision.Accepted(secret > 0);
             case REPLAYED -> new AuthDecision.Rejected(ProblemCode.REPLAYED_REQUEST);
-            case FULL -> new AuthDecision.Rejected(ProblemCode.BUSY);
+            case FULL, STALLED -> BUSY;
             case BEFORE_MEMORY -> STALE;
             case FAILED -> new AuthDecision.Rejected(ProblemCode.INTERNAL_ERROR);
         };

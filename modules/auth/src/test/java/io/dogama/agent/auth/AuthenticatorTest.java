@@ -316,12 +316,17 @@ class AuthenticatorTest {
         assertRejected(ProblemCode.BUSY, signedHealth("nonce-number-3-aaaaaaaa", t0));
         // A known nonce is still recognised as a replay while full.
         assertRejected(ProblemCode.REPLAYED_REQUEST, signedHealth("nonce-number-0-aaaaaaaa", t0));
-        // Just before expiry (timestamp + retention) nothing is forgotten.
+        // At expiry (timestamp + retention) and until that second has passed, nothing is forgotten.
         clock.set(t0.plus(NonceStore.RETENTION));
         assertRejected(ProblemCode.BUSY, signedHealth("nonce-number-4-aaaaaaaa", t0.plus(NonceStore.RETENTION)));
-        clock.set(t0.plus(NonceStore.RETENTION).plusMillis(1));
-        assertEquals(new AuthDecision.Accepted(false),
-                signedHealth("nonce-number-5-aaaaaaaa", t0.plus(NonceStore.RETENTION).plusMillis(1)));
+        Instant lastMoment = t0.plus(NonceStore.RETENTION).plusMillis(999);
+        clock.set(lastMoment);
+        assertRejected(ProblemCode.BUSY, signedHealth("nonce-number-5-aaaaaaaa", lastMoment));
+        // The next second drops the whole bucket.
+        Instant next = t0.plus(NonceStore.RETENTION).plusSeconds(1);
+        clock.set(next);
+        assertEquals(new AuthDecision.Accepted(false), signedHealth("nonce-number-6-aaaaaaaa", next));
+        assertEquals(new AuthDecision.Accepted(false), signedHealth("nonce-number-0-aaaaaaaa", next));
     }
 
     private AuthDecision signedHealth(String nonce, Instant at) throws Exception {

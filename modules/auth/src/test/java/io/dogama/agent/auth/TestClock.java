@@ -6,23 +6,23 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock the test moves by hand. */
-final class TestClock extends Clock {
+/** A clock the test moves by hand (public for the tests of the internal package). */
+public final class TestClock extends Clock {
     private volatile Instant now;
 
-    TestClock(Instant start) {
+    public TestClock(Instant start) {
         this.now = start;
     }
 
-    static TestClock at(String instant) {
+    public static TestClock at(String instant) {
         return new TestClock(Instant.parse(instant));
     }
 
-    void set(Instant instant) {
+    public void set(Instant instant) {
         now = instant;
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         now = now.plus(d);
     }
 

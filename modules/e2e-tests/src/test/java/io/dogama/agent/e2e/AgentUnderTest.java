@@ -77,6 +77,17 @@ class AgentUnderTest implements AutoCloseable {
     private Process process;
     private Wire wire;
     private DogamaClient client;
+    /** Environment for the agent's process on top of the test's own, e.g. JVM options. */
+    private final Map<String, String> agentEnvironment;
+
+    AgentUnderTest() {
+        this(Map.of());
+    }
+
+    /** @param agentEnvironment environment variables for the agent's process, e.g. {@code JAVA_TOOL_OPTIONS} */
+    AgentUnderTest(Map<String, String> agentEnvironment) {
+        this.agentEnvironment = Map.copyOf(agentEnvironment);
+    }
 
     /** Sets up the world and starts the agent; on failure everything made so far is removed. */
     final void open(String name) {
@@ -157,6 +168,7 @@ class AgentUnderTest implements AutoCloseable {
     private void launch() {
         ProcessBuilder pb = new ProcessBuilder(RepoLayout.agentLauncher().toString(), "--config", config.toString());
         pb.environment().remove("DOGAMA_AGENT_CONFIG");
+        pb.environment().putAll(agentEnvironment);
         pb.redirectErrorStream(true);
         pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         CompletableFuture<Integer> ready = new CompletableFuture<>();

@@ -9,6 +9,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * starts it before the class's first test and removes everything after its last.
  */
 final class E2E extends AgentUnderTest implements BeforeAllCallback, AfterAllCallback {
+    E2E() {
+        super();
+    }
+
+    /** @param agentEnvironment environment variables for the agent's process, e.g. {@code JAVA_TOOL_OPTIONS} */
+    E2E(java.util.Map<String, String> agentEnvironment) {
+        super(agentEnvironment);
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) {
         open(context.getRequiredTestClass().getSimpleName());

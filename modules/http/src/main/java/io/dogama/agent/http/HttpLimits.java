@@ -32,7 +32,16 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
     public static final int DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
     /** 10 s to deliver a request of at most 64 KiB, or to keep an idle connection. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    /** 64 connections: the only client is the control plane. */
+    /**
+     * 1 KiB: the longest chunk-size line of a chunked request body (a size within 64 KiB needs 5 hex digits);
+     * a longer one is 400 and closes the connection, so a size line cannot grow without bound.
+     */
+    public static final int MAX_CHUNK_LINE_BYTES = 1024;
+    /**
+     * 64 connections: the only client is the control plane. When all are taken, the oldest connection that
+     * has not authenticated a request is closed to make room, so unauthenticated clients cannot keep the
+     * control plane out (SPEC section 3).
+     */
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
     /** 32 requests in progress at once. */
     public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 32;

@@ -107,6 +107,20 @@ final class RawHttp {
         return new Response(status, headers, body);
     }
 
+    /** Reads until the server closes the connection; fails the test if that takes longer than the socket timeout. */
+    static long millisUntilClosed(Socket s) throws IOException {
+        long start = System.nanoTime();
+        InputStream in = s.getInputStream();
+        try {
+            while (in.read() != -1) {
+                // discard whatever the server says before closing
+            }
+        } catch (java.net.SocketException reset) {
+            // a reset is a close too
+        }
+        return java.time.Duration.ofNanos(System.nanoTime() - start).toMillis();
+    }
+
     private static String line(InputStream in) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         int c;

@@ -8,8 +8,16 @@ public enum Admission {
     REPLAYED,
     /** The memory holds its capacity of unexpired nonces; nothing was forgotten to make room. */
     FULL,
-    /** The request is timestamped before the memory began, so a use before then cannot be ruled out. */
+    /**
+     * The request is timestamped before the memory began, so a use before then cannot be ruled out (or so
+     * long ago that its nonce would already be forgotten).
+     */
     BEFORE_MEMORY,
+    /**
+     * The nonce is remembered but was not on disk within the durable wait (or too many lines already wait
+     * for the disk): the request must not be acted on; the agent is busy.
+     */
+    STALLED,
     /** The nonce could not be persisted; the request must not be acted on. */
     FAILED
 }

@@ -10,79 +10,111 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The durable form of the nonce memory: {@value #FILE} in the data directory, a header line
- * {@code DOGAMA-NONCES-V1 <epoch millis the memory began>} and then one line
- * {@code <expiry epoch millis> <nonce>} per admitted nonce, appended and forced to disk before the
- * request is acted on. It is rewritten (to a temporary file, then renamed atomically) at start and
- * whenever it has grown to twice its live entries, so its size stays proportional to the number of
- * nonces inside the retention period. A final line without its newline is a write a crash cut short:
- * its request was never answered, so it is dropped. Any other malformed line refuses the start.
- * {@value #LOCK_FILE} holds an exclusive lock so that two agents never share one journal.
+ * The durable form of the nonce memory: a sequence of segment files in the data directory, each a
+ * header line {@code DOGAMA-NONCES-V1 <epoch millis the memory began>} and then one line
+ * {@code <expiry epoch millis> <nonce>} per admitted nonce.
+ *
+ * <p>Files: {@value #FILE} is the segment written at start (every unexpired nonce of the previous run,
+ * rewritten to a temporary file, forced and renamed atomically) and appended to until
+ * {@link #SEGMENT_MILLIS} have passed; then appends go to a new segment {@code nonces.journal.1},
+ * {@code .2}, ... A segment other than the current one is deleted as soon as every nonce in it has
+ * expired, so expiry drops whole files and nothing is ever rewritten while running; the files hold
+ * about {@code (retention + skew + segment length)} of admissions. A new segment is created under a
+ * temporary name with its header, forced, renamed and its directory forced before anything is
+ * appended to it, so a visible segment always has its header.
+ *
+ * <p>Crash rules on reading: a final line without its newline is a write a crash cut short (its
+ * nonce was never acknowledged), so it is dropped; any other malformed line refuses the start. A
+ * nonce may appear in several segments (a crash between the start rewrite and the removal of the old
+ * segments); that is harmless. {@value #LOCK_FILE} holds an exclusive lock so that two agents never
+ * share one journal. Every file is created mode 0600.
+ *
+ * <p>Threads: {@link #open} and {@link #start} run before the memory is shared; afterwards only the
+ * memory's journal thread calls {@link #append} and, after it stopped, {@link #close}.
  */
 final class NonceJournal implements AutoCloseable {
-    /** Journal file name. */
+    private static final System.Logger LOG = System.getLogger(NonceJournal.class.getName());
+
+    /** Name of the segment written at start. */
     static final String FILE = "nonces.journal";
     /** Lock file name. */
     static final String LOCK_FILE = "nonces.lock";
-    /** Journals below this many lines are never compacted while running, 4096. */
-    static final int MIN_COMPACT_LINES = 4096;
+    /** How long a segment is appended to before the next one begins, 10 s of the clock. */
+    static final long SEGMENT_MILLIS = 10_000;
     private static final String HEADER = "DOGAMA-NONCES-V1";
     private static final String TEMP_SUFFIX = ".tmp";
-    private static final FileAttribute<?> OWNER_ONLY =
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
     private final Path dir;
-    private final Path file;
+    private final JournalDisk disk;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Instant since;
-    private FileChannel appender;
-    private long appendedLines;
+    private final List<Path> previous;
+    private final Deque<Segment> closed = new ArrayDeque<>();
+    private Segment current;
+    private JournalDisk.Appender appender;
+    private int nextNumber = 1;
+
+    /** A segment file and the latest expiry written to it. */
+    private static final class Segment {
+        final Path file;
+        final long createdMillis;
+        long maxExpiryMillis;
+
+        Segment(Path file, long createdMillis, long maxExpiryMillis) {
+            this.file = file;
+            this.createdMillis = createdMillis;
+            this.maxExpiryMillis = maxExpiryMillis;
+        }
+    }
 
     /**
      * A journal opened at start.
      *
      * @param journal the open journal
      * @param since   when this memory began
-     * @param entries every entry in the file, expired ones included
+     * @param entries every entry in the files, expired ones and duplicates included
      */
     record Loaded(NonceJournal journal, Instant since, List<NonceMemory.Entry> entries) {
     }
 
-    private NonceJournal(Path dir, FileChannel lockChannel, FileLock lock, Instant since) {
+    private NonceJournal(Path dir, JournalDisk disk, FileChannel lockChannel, FileLock lock, Instant since,
+            List<Path> previous) {
         this.dir = dir;
-        this.file = dir.resolve(FILE);
+        this.disk = disk;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.since = since;
+        this.previous = previous;
     }
 
     /**
      * Locks and reads the journal, or starts a new one whose memory begins now.
      *
-     * @param dir an existing directory
-     * @param now the current instant
-     * @return the journal and its entries; the caller must {@link #rewrite} before appending
+     * @param dir  an existing directory
+     * @param now  the current instant
+     * @param disk the file operations used from {@link #start} on
+     * @return the journal and its entries; the caller must {@link #start} it before appending
      * @throws AuthException if the directory is unusable, the journal is locked by another process, or corrupt
      */
-    static Loaded open(Path dir, Instant now) throws AuthException {
+    static Loaded open(Path dir, Instant now, JournalDisk disk) throws AuthException {
         if (!Files.isDirectory(dir)) {
             throw new AuthException("data directory " + dir + " does not exist");
         }
         FileChannel lockChannel = null;
         try {
             lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE), OWNER_ONLY);
+                    StandardOpenOption.WRITE), JournalDisk.OWNER_ONLY);
             FileLock lock;
             try {
                 lock = lockChannel.tryLock();
@@ -92,17 +124,28 @@ final class NonceJournal implements AutoCloseable {
             if (lock == null) {
                 throw new AuthException("the nonce journal in " + dir + " is in use by another agent");
             }
-            Path file = dir.resolve(FILE);
-            byte[] content;
-            try {
-                content = Files.readAllBytes(file);
-            } catch (NoSuchFileException e) {
-                NonceJournal journal = new NonceJournal(dir, lockChannel, lock, now);
-                return new Loaded(journal, now, List.of());
+            Files.deleteIfExists(dir.resolve(FILE + TEMP_SUFFIX)); // a creation a crash cut short: never used
+            List<Path> files = new ArrayList<>(JournalDisk.list(dir, FILE + ".[0-9]*"));
+            files.sort(Comparator.comparingLong(NonceJournal::number));
+            if (Files.exists(dir.resolve(FILE))) {
+                files.addFirst(dir.resolve(FILE));
             }
-            ParsedFile parsed = parse(content, file);
-            return new Loaded(new NonceJournal(dir, lockChannel, lock, parsed.since()), parsed.since(),
-                    parsed.entries());
+            Instant since = null;
+            List<NonceMemory.Entry> entries = new ArrayList<>();
+            for (Path file : files) {
+                byte[] content;
+                try {
+                    content = Files.readAllBytes(file);
+                } catch (NoSuchFileException e) {
+                    continue;
+                }
+                Instant began = parse(content, file, entries);
+                // Every segment carries the same start; should they ever differ, the later one is the safe one.
+                since = since == null || began.isAfter(since) ? began : since;
+            }
+            Instant memorySince = since == null ? now : since;
+            return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, files), memorySince,
+                    entries);
         } catch (IOException e) {
             closeQuietly(lockChannel);
             throw new AuthException("cannot open the nonce journal in " + dir, e);
@@ -112,10 +155,16 @@ final class NonceJournal implements AutoCloseable {
         }
     }
 
-    private record ParsedFile(Instant since, List<NonceMemory.Entry> entries) {
+    private static long number(Path segment) {
+        String name = segment.getFileName().toString();
+        try {
+            return Long.parseLong(name.substring(FILE.length() + 1));
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE; // not one of ours, e.g. "nonces.journal.1x"; read last and refused if malformed
+        }
     }
 
-    private static ParsedFile parse(byte[] content, Path file) throws AuthException {
+    private static Instant parse(byte[] content, Path file, List<NonceMemory.Entry> entries) throws AuthException {
         String text = new String(content, StandardCharsets.US_ASCII);
         int firstEnd = text.indexOf('\n');
         if (firstEnd < 0) {
@@ -131,7 +180,6 @@ final class NonceJournal implements AutoCloseable {
         } catch (NumberFormatException e) {
             throw new AuthException("nonce journal " + file + " has an unknown header");
         }
-        List<NonceMemory.Entry> entries = new ArrayList<>();
         int start = firstEnd + 1;
         int lineNumber = 2;
         while (start < text.length()) {
@@ -143,7 +191,7 @@ final class NonceJournal implements AutoCloseable {
             start = end + 1;
             lineNumber++;
         }
-        return new ParsedFile(since, entries);
+        return since;
     }
 
     private static NonceMemory.Entry parseLine(String line, Path file, int lineNumber) throws AuthException {
@@ -163,62 +211,103 @@ final class NonceJournal implements AutoCloseable {
     }
 
     /**
-     * Appends one entry and forces it to disk.
+     * Writes exactly these entries as the new {@value #FILE}, atomically and durably, removes the
+     * segments read at open, and appends to the new file from now on.
      *
-     * @param entry the entry
-     * @throws IOException if it could not be written durably
+     * @param live      the entries to keep
+     * @param nowMillis the clock
+     * @throws IOException if the new file could not be written, forced or renamed; the old files are then kept
      */
-    void append(NonceMemory.Entry entry) throws IOException {
-        ByteBuffer line = ByteBuffer.wrap((entry.expiryMillis() + " " + entry.nonce() + "\n")
-                .getBytes(StandardCharsets.US_ASCII));
-        while (line.hasRemaining()) {
-            appender.write(line);
+    void start(List<NonceMemory.Entry> live, long nowMillis) throws IOException {
+        StringBuilder text = new StringBuilder(32 + live.size() * 48);
+        long maxExpiry = Long.MIN_VALUE;
+        for (NonceMemory.Entry e : live) {
+            text.append(e.expiryMillis()).append(' ').append(e.nonce()).append('\n');
+            maxExpiry = Math.max(maxExpiry, e.expiryMillis());
         }
-        appender.force(false);
-        appendedLines++;
+        Path file = dir.resolve(FILE);
+        createSegment(file, text.toString());
+        for (Path old : previous) {
+            if (!old.equals(file)) {
+                disk.delete(old); // a crash before this leaves duplicates, which are harmless
+            }
+        }
+        appender = disk.append(file);
+        current = new Segment(file, nowMillis, maxExpiry);
+    }
+
+    /** Header plus body under a temporary name, forced, renamed, directory forced. */
+    private void createSegment(Path file, String body) throws IOException {
+        String text = HEADER + ' ' + since.toEpochMilli() + '\n' + body;
+        Path temp = dir.resolve(FILE + TEMP_SUFFIX);
+        disk.delete(temp);
+        disk.createForced(temp, text.getBytes(StandardCharsets.US_ASCII));
+        disk.replace(temp, file);
+        disk.forceDirectory(dir); // makes the rename itself durable
     }
 
     /**
-     * Replaces the journal with exactly these entries, atomically, and appends to the new file from now on.
-     * On failure the previous journal stays in use.
+     * Appends lines and forces them to disk; first starts a new segment when the current one is
+     * {@link #SEGMENT_MILLIS} old, and then deletes the closed segments whose nonces have all expired.
      *
-     * @param live the entries to keep
-     * @throws IOException if the new file could not be written, forced or renamed
+     * @param lines          complete lines
+     * @param length         bytes of {@code lines} to write
+     * @param maxExpiryMillis the latest expiry among them
+     * @param nowMillis      the clock
+     * @throws IOException if the lines could not be written durably (a failed deletion is only logged)
      */
-    void rewrite(List<NonceMemory.Entry> live) throws IOException {
-        StringBuilder text = new StringBuilder(32 + live.size() * 48);
-        text.append(HEADER).append(' ').append(since.toEpochMilli()).append('\n');
-        for (NonceMemory.Entry e : live) {
-            text.append(e.expiryMillis()).append(' ').append(e.nonce()).append('\n');
+    void append(byte[] lines, int length, long maxExpiryMillis, long nowMillis) throws IOException {
+        if (nowMillis - current.createdMillis >= SEGMENT_MILLIS) {
+            rotate(nowMillis);
+            deleteExpired(nowMillis);
         }
-        Path temp = dir.resolve(FILE + TEMP_SUFFIX);
-        Files.deleteIfExists(temp);
-        try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.WRITE), OWNER_ONLY)) {
-            ByteBuffer buffer = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.US_ASCII));
-            while (buffer.hasRemaining()) {
-                out.write(buffer);
-            }
-            out.force(true);
-        }
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
-            directory.force(true); // makes the rename itself durable
-        }
-        FileChannel next = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
-        closeQuietly(appender);
+        appender.write(ByteBuffer.wrap(lines, 0, length));
+        appender.force();
+        current.maxExpiryMillis = Math.max(current.maxExpiryMillis, maxExpiryMillis);
+    }
+
+    private void rotate(long nowMillis) throws IOException {
+        Path file = dir.resolve(FILE + "." + nextNumber);
+        createSegment(file, "");
+        nextNumber++;
+        JournalDisk.Appender next = disk.append(file);
+        JournalDisk.Appender old = appender;
+        closed.addLast(current);
+        current = new Segment(file, nowMillis, Long.MIN_VALUE);
         appender = next;
-        appendedLines = live.size();
+        try {
+            old.close();
+        } catch (IOException e) {
+            // Everything in it was forced before it was closed.
+        }
     }
 
-    /** @return entry lines in the current file */
-    long appendedLines() {
-        return appendedLines;
+    private void deleteExpired(long nowMillis) {
+        closed.removeIf(s -> {
+            if (s.maxExpiryMillis >= nowMillis) {
+                return false;
+            }
+            try {
+                disk.delete(s.file);
+                return true;
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "auth: cannot delete the expired nonce journal segment "
+                        + s.file.getFileName(), e);
+                return false;
+            }
+        });
     }
 
+    /** Closes the current segment and releases the lock. */
     @Override
     public void close() {
-        closeQuietly(appender);
+        if (appender != null) {
+            try {
+                appender.close();
+            } catch (IOException e) {
+                // nothing useful to do with a failed close of a file we no longer write
+            }
+        }
         try {
             lock.release();
         } catch (IOException e) {

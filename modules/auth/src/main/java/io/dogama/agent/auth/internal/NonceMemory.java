@@ -2,49 +2,130 @@ package io.dogama.agent.auth.internal;
 
 import io.dogama.agent.auth.AuthException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.PriorityQueue;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Bounded memory of accepted nonces. Each nonce is kept until its request timestamp plus the
- * retention period; when the memory holds {@code capacity} unexpired nonces it refuses new ones
- * ({@link Admission#FULL}) rather than forgetting one. Thread-safe: every operation holds the
- * monitor, including the journal write, so that a nonce is durable before anyone learns it was
- * admitted.
+ * retention period (rounded up to the next whole second); when the memory holds {@code capacity}
+ * unexpired nonces it refuses new ones ({@link Admission#FULL}) rather than forgetting one. The set
+ * itself is a {@link NonceTable} of keyed 64-bit fingerprints ({@link NonceHash}), 18 bytes per nonce
+ * of capacity, allocated at creation (36 MB for 2,000,000).
+ *
+ * <p><b>Concurrency and durability (group commit).</b> An admission takes the lock only to look the
+ * nonce up, insert it and append its journal line to the open batch: a concurrent second use of the
+ * same nonce therefore finds it at once and is {@link Admission#REPLAYED}, whether or not the first
+ * use is durable yet. Outside the lock the admission then waits for its batch. One journal thread
+ * takes the open batch (leaving a new, empty one for later admissions), writes it and forces it to
+ * disk, then completes every admission of the batch: {@link Admission#ADMITTED} only after that
+ * force returned, so no nonce is acknowledged before it is on disk. While one force runs, every new
+ * admission joins the next batch, and the next force covers all of them.
+ *
+ * <p><b>Failures.</b> If a write or force fails, every admission of that batch is
+ * {@link Admission#FAILED} (refused, never accepted), the failure is logged at ERROR, and the memory
+ * refuses every later admission as {@code FAILED} until the agent is restarted: after a failed
+ * {@code fsync} the kernel may have dropped the unwritten pages, so a later successful force proves
+ * nothing about the earlier lines. An admission whose force has not completed within the durable wait
+ * is {@link Admission#STALLED} (the disk is too slow; the request is refused as busy), and so is one
+ * that arrives while more than {@value #MAX_PENDING_BYTES} bytes of lines already wait. In both refused
+ * cases the nonce stays remembered: refusing a later use of it is always safe.
+ *
+ * <p><b>Crash.</b> After a crash at any point, every nonce whose admission returned {@code ADMITTED}
+ * is in a forced journal segment and is refused by the restarted memory until it expires; lines of
+ * admissions that never returned may or may not be there. A brand-new journal (none found) begins
+ * now, so requests timestamped before its start are {@link Admission#BEFORE_MEMORY}.
  */
 public final class NonceMemory implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NonceMemory.class.getName());
 
-    private final int capacity;
+    /** The most bytes of journal lines that may wait for the next force, 4 MiB (about 60,000 nonces). */
+    static final int MAX_PENDING_BYTES = 4 << 20;
+    /** How long {@link #close} waits for the journal thread to write what is pending, 5 s. */
+    static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+    /** Life of the memory; only the lock holder changes it. */
+    private enum State {
+        /** Admitting. */
+        OPEN,
+        /** A write or force failed: every admission is refused until restart. */
+        BROKEN,
+        /** {@link #close} was called; the journal thread writes what is pending and stops. */
+        CLOSED
+    }
+
     private final long retentionMillis;
+    private final long durableWaitNanos;
     private final Clock clock;
     private final Instant since;
     private final NonceJournal journal;
-    private final Map<String, Long> expiries = new HashMap<>();
-    private final PriorityQueue<Entry> byExpiry = new PriorityQueue<>(Comparator.comparingLong(Entry::expiryMillis));
+    private final NonceHash hash;
+    private final NonceTable table;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Thread journalThread;
+    private State state = State.OPEN;
+    private Batch open = new Batch();
+    private boolean closed;
 
     /** A remembered nonce and the epoch millisecond after which it may be forgotten. */
     record Entry(long expiryMillis, String nonce) {
     }
 
-    private NonceMemory(int capacity, Duration retention, Clock clock, Instant since, NonceJournal journal,
-            List<Entry> entries) {
-        this.capacity = capacity;
+    /** Journal lines that one force makes durable, and the admissions waiting for it. */
+    private static final class Batch {
+        private final CountDownLatch done = new CountDownLatch(1);
+        private volatile Admission outcome;
+        private byte[] bytes = new byte[4096];
+        private int length;
+        private int count;
+        private long maxExpiryMillis = Long.MIN_VALUE;
+
+        void add(byte[] line, long expiryMillis) {
+            if (length + line.length > bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + line.length));
+            }
+            System.arraycopy(line, 0, bytes, length, line.length);
+            length += line.length;
+            count++;
+            maxExpiryMillis = Math.max(maxExpiryMillis, expiryMillis);
+        }
+
+        void complete(Admission result) {
+            outcome = result;
+            done.countDown();
+        }
+    }
+
+    private NonceMemory(int capacity, Duration retention, Duration durableWait, Clock clock, Instant since,
+            NonceJournal journal, List<Entry> entries) {
         this.retentionMillis = retention.toMillis();
+        this.durableWaitNanos = durableWait.toNanos();
         this.clock = clock;
         this.since = since;
         this.journal = journal;
-        for (Entry e : entries) {
-            expiries.put(e.nonce(), e.expiryMillis());
-            byExpiry.add(e);
+        this.hash = NonceHash.random();
+        this.table = new NonceTable(capacity, entries.size(), Math.floorDiv(clock.millis(), 1000));
+        List<Entry> longestFirst = new ArrayList<>(entries);
+        longestFirst.sort(Comparator.comparingLong(Entry::expiryMillis).reversed());
+        for (Entry e : longestFirst) {
+            table.insert(hash.hash(e.nonce()), expirySecond(e.expiryMillis()), false);
+        }
+        if (journal == null) {
+            journalThread = null;
+        } else {
+            journalThread = Thread.ofPlatform().name("dogama-nonce-journal").daemon(true).unstarted(this::runJournal);
+            journalThread.start();
         }
     }
 
@@ -58,11 +139,11 @@ public final class NonceMemory implements AutoCloseable {
      * @return the memory
      */
     public static NonceMemory inMemory(int capacity, Duration retention, Clock clock) {
-        return new NonceMemory(capacity, retention, clock, clock.instant(), null, List.of());
+        return new NonceMemory(capacity, retention, Duration.ZERO, clock, clock.instant(), null, List.of());
     }
 
     /**
-     * A memory backed by an append-only journal in {@code dataDir}, reloaded on start.
+     * A memory backed by a journal in {@code dataDir}, reloaded on start, with the default durable wait.
      *
      * @param dataDir   an existing directory
      * @param capacity  maximum unexpired nonces
@@ -73,8 +154,34 @@ public final class NonceMemory implements AutoCloseable {
      */
     public static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Clock clock)
             throws AuthException {
+        return persistent(dataDir, capacity, retention, io.dogama.agent.auth.NonceStore.DURABLE_WAIT, clock,
+                JournalDisk.REAL);
+    }
+
+    /**
+     * A memory backed by a journal in {@code dataDir}, reloaded on start.
+     *
+     * @param dataDir     an existing directory
+     * @param capacity    maximum unexpired nonces
+     * @param retention   how long after its request timestamp a nonce is kept
+     * @param durableWait how long an admission waits for the force that covers it before it is {@code STALLED}
+     * @param clock       the clock
+     * @return the memory
+     * @throws AuthException if the journal cannot be read, written or locked, or is corrupt
+     */
+    public static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Duration durableWait,
+            Clock clock) throws AuthException {
+        return persistent(dataDir, capacity, retention, durableWait, clock, JournalDisk.REAL);
+    }
+
+    /** As above, on the given disk (tests put one under it that loses what was not forced). */
+    static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Duration durableWait, Clock clock,
+            JournalDisk disk) throws AuthException {
+        if (durableWait.isNegative() || durableWait.isZero()) {
+            throw new IllegalArgumentException("auth: the durable wait must be positive");
+        }
         long now = clock.millis();
-        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, clock.instant());
+        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, clock.instant(), Objects.requireNonNull(disk));
         List<Entry> live = new ArrayList<>();
         for (Entry e : loaded.entries()) {
             if (e.expiryMillis() >= now) {
@@ -82,69 +189,140 @@ public final class NonceMemory implements AutoCloseable {
             }
         }
         try {
-            loaded.journal().rewrite(live);
+            loaded.journal().start(live, now);
         } catch (IOException e) {
             loaded.journal().close();
             throw new AuthException("cannot rewrite the nonce journal in " + dataDir, e);
         }
-        if (live.size() > capacity) {
+        NonceMemory memory = new NonceMemory(capacity, retention, durableWait, clock, loaded.since(),
+                loaded.journal(), live);
+        if (memory.table.live() > capacity) {
             LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal holds {0} unexpired nonces, more than the "
-                    + "capacity {1}; new requests are refused as busy until they expire", live.size(), capacity);
+                    + "capacity {1}; new requests are refused as busy until they expire", memory.table.live(),
+                    capacity);
         }
-        return new NonceMemory(capacity, retention, clock, loaded.since(), loaded.journal(), live);
+        return memory;
     }
 
     /**
-     * Records a nonce if it is new.
+     * Records a nonce if it is new; for a persistent memory, returns {@code ADMITTED} only once the
+     * nonce is forced to disk. Blocks at most the durable wait.
      *
      * @param nonce     the nonce, already syntax-checked
      * @param timestamp the request timestamp, already checked against the acceptance window
      * @return the admission
      */
-    public synchronized Admission admit(String nonce, Instant timestamp) {
+    public Admission admit(String nonce, Instant timestamp) {
         if (timestamp.isBefore(since)) {
             return Admission.BEFORE_MEMORY;
         }
-        purge(clock.millis());
-        if (expiries.containsKey(nonce)) {
-            return Admission.REPLAYED;
-        }
-        if (expiries.size() >= capacity) {
-            return Admission.FULL;
-        }
-        Entry entry = new Entry(timestamp.toEpochMilli() + retentionMillis, nonce);
-        if (journal != null) {
-            try {
-                journal.append(entry);
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.ERROR, "auth: cannot persist a nonce; refusing the request", e);
+        long expiryMillis = timestamp.toEpochMilli() + retentionMillis;
+        long key = hash.hash(nonce);
+        byte[] line = journal == null ? null
+                : (expiryMillis + " " + nonce + "\n").getBytes(StandardCharsets.US_ASCII);
+        Batch batch;
+        lock.lock();
+        try {
+            if (state != State.OPEN) {
                 return Admission.FAILED;
             }
-            compactIfLarge(entry);
+            if (line != null && open.length + line.length > MAX_PENDING_BYTES) {
+                return Admission.STALLED;
+            }
+            table.advance(Math.floorDiv(clock.millis(), 1000));
+            long expirySecond = expirySecond(expiryMillis);
+            if (!table.accepts(expirySecond)) {
+                return Admission.BEFORE_MEMORY; // it would be forgotten at once: too old to vouch for
+            }
+            switch (table.insert(key, expirySecond, true)) {
+                case PRESENT -> {
+                    return Admission.REPLAYED;
+                }
+                case FULL -> {
+                    return Admission.FULL;
+                }
+                case INSERTED -> {
+                    // remembered from now on, whatever becomes of the journal line
+                }
+            }
+            if (line == null) {
+                return Admission.ADMITTED;
+            }
+            batch = open;
+            batch.add(line, expiryMillis);
+            if (batch.count == 1) {
+                work.signal();
+            }
+        } finally {
+            lock.unlock();
         }
-        expiries.put(nonce, entry.expiryMillis());
-        byExpiry.add(entry);
-        return Admission.ADMITTED;
+        try {
+            if (!batch.done.await(durableWaitNanos, TimeUnit.NANOSECONDS)) {
+                return Admission.STALLED;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Admission.STALLED;
+        }
+        return batch.outcome;
     }
 
-    private void compactIfLarge(Entry added) {
-        if (journal.appendedLines() <= Math.max(NonceJournal.MIN_COMPACT_LINES, 2L * (expiries.size() + 1))) {
-            return;
+    /** The journal thread: one write and one force per batch, until closed or broken. */
+    private void runJournal() {
+        while (true) {
+            Batch batch;
+            boolean write;
+            lock.lock();
+            try {
+                while (open.count == 0 && state == State.OPEN) {
+                    work.awaitUninterruptibly();
+                }
+                if (open.count == 0) {
+                    return;
+                }
+                batch = open;
+                open = new Batch();
+                write = state != State.BROKEN;
+            } finally {
+                lock.unlock();
+            }
+            if (!write) {
+                batch.complete(Admission.FAILED);
+                continue;
+            }
+            try {
+                journal.append(batch.bytes, batch.length, batch.maxExpiryMillis, clock.millis());
+                batch.complete(Admission.ADMITTED);
+            } catch (IOException | RuntimeException e) {
+                lock.lock();
+                try {
+                    if (state == State.OPEN) {
+                        state = State.BROKEN;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                LOG.log(System.Logger.Level.ERROR, "auth: the nonce journal could not be written to disk; the "
+                        + batch.count + " requests waiting for it are refused, and so is every later request "
+                        + "until the agent is restarted", e);
+                batch.complete(Admission.FAILED);
+            }
         }
-        List<Entry> live = new ArrayList<>(byExpiry);
-        live.add(added);
-        try {
-            journal.rewrite(live);
-        } catch (IOException e) {
-            // The nonce is already durable in the old journal, which stays in use; only the file grows.
-            LOG.log(System.Logger.Level.WARNING, "auth: cannot compact the nonce journal", e);
-        }
+    }
+
+    private static long expirySecond(long expiryMillis) {
+        return Math.floorDiv(expiryMillis + 999, 1000);
     }
 
     /** @return the number of unexpired nonces remembered */
-    public synchronized int size() {
-        purge(clock.millis());
-        return expiries.size();
+    public int size() {
+        lock.lock();
+        try {
+            table.advance(Math.floorDiv(clock.millis(), 1000));
+            return table.live();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** @return the instant before which the memory knows nothing */
@@ -152,16 +330,35 @@ public final class NonceMemory implements AutoCloseable {
         return since;
     }
 
-    private void purge(long nowMillis) {
-        Entry head;
-        while ((head = byExpiry.peek()) != null && head.expiryMillis() < nowMillis) {
-            byExpiry.poll();
-            expiries.remove(head.nonce());
-        }
-    }
-
+    /**
+     * Stops admitting (later admissions are {@code FAILED}), writes and forces what is pending (waiting at
+     * most {@link #CLOSE_WAIT}) and releases the journal. Idempotent.
+     */
     @Override
-    public synchronized void close() {
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (state == State.OPEN) {
+                state = State.CLOSED;
+            }
+            work.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (journalThread != null) {
+            try {
+                if (!journalThread.join(CLOSE_WAIT)) {
+                    LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal did not finish writing within "
+                            + CLOSE_WAIT + "; closing it anyway");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (journal != null) {
             journal.close();
         }

@@ -22,6 +22,13 @@ import java.util.concurrent.TimeUnit;
  * the agent works on a request (after the body is read, until the response is written) there is no
  * deadline, so a slow Docker operation is never cut off. A sweep every quarter of the timeout closes
  * the channels past their deadline; Helidon then ends the connection and frees its slot.
+ *
+ * <p>Connection slots are kept for clients that authenticate. A connection is <em>trusted</em> once a
+ * request on it passed authentication. When an accepted connection takes the last slot, the oldest
+ * untrusted connection is closed, so that the next client can always connect: unauthenticated clients
+ * that hold sockets, trickle bodies or send headers slowly cannot keep the control plane out, and a
+ * fresh connection (which sends its request at once) is the last to go. Trusted connections are never
+ * evicted; they end only by their own deadline.
  */
 final class ConnectionWatchdog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ConnectionWatchdog.class.getName());
@@ -30,38 +37,92 @@ final class ConnectionWatchdog implements AutoCloseable {
     private static final long NO_DEADLINE = Long.MAX_VALUE;
 
     private final long timeoutNanos;
+    private final int maxConnections;
     private final Map<SocketAddress, Tracked> connections = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
 
     private static final class Tracked {
         final SocketChannel channel;
+        final long acceptedAt;
         volatile long deadline;
+        /** Set once a request on this connection passed authentication: never evicted then. */
+        volatile boolean trusted;
         /** Set once an answer said "Connection: close": nothing more is served on this connection. */
         volatile boolean ended;
 
-        Tracked(SocketChannel channel, long deadline) {
+        Tracked(SocketChannel channel, long acceptedAt, long deadline) {
             this.channel = channel;
+            this.acceptedAt = acceptedAt;
             this.deadline = deadline;
         }
     }
 
-    ConnectionWatchdog(Duration timeout) {
+    /**
+     * @param timeout        the time a client has to deliver each complete request
+     * @param maxConnections the listener's connection slots (Helidon's own limit, at which it stops accepting)
+     */
+    ConnectionWatchdog(Duration timeout, int maxConnections) {
         this.timeoutNanos = timeout.toNanos();
+        this.maxConnections = maxConnections;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon(true)
                 .name("dogama-http-watchdog").factory());
         long period = Math.max(1, timeoutNanos / SWEEPS_PER_TIMEOUT);
         sweeper.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.NANOSECONDS);
     }
 
-    /** A connection was accepted. */
+    /**
+     * A connection was accepted. Helidon accepts one connection at a time, so this never runs concurrently
+     * with itself. If this one took the last slot, the oldest untrusted connection is closed to free one.
+     */
     void accepted(SocketChannel channel) {
         try {
             SocketAddress peer = channel.getRemoteAddress();
             if (peer != null) {
-                connections.put(peer, new Tracked(channel, System.nanoTime() + timeoutNanos));
+                long now = System.nanoTime();
+                connections.put(peer, new Tracked(channel, now, now + timeoutNanos));
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "http: accepted connection already gone");
+        }
+        if (connections.size() >= maxConnections) {
+            evictOldestUntrusted(channel);
+        }
+    }
+
+    private void evictOldestUntrusted(SocketChannel accepted) {
+        Map.Entry<SocketAddress, Tracked> oldest = null;
+        int open = 0;
+        Iterator<Map.Entry<SocketAddress, Tracked>> it = connections.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<SocketAddress, Tracked> e = it.next();
+            Tracked t = e.getValue();
+            if (!t.channel.isOpen()) {
+                it.remove();
+                continue;
+            }
+            open++;
+            if (!t.trusted && t.channel != accepted
+                    && (oldest == null || t.acceptedAt - oldest.getValue().acceptedAt < 0)) {
+                oldest = e;
+            }
+        }
+        if (open < maxConnections || oldest == null) {
+            return;
+        }
+        connections.remove(oldest.getKey());
+        try {
+            oldest.getValue().channel.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "http: evicting a connection failed");
+        }
+        LOG.log(System.Logger.Level.DEBUG, "http: all connection slots taken; closed the oldest unauthenticated one");
+    }
+
+    /** A request from this peer passed authentication: its connection keeps its slot. */
+    void authenticated(SocketAddress peer) {
+        Tracked t = connections.get(peer);
+        if (t != null) {
+            t.trusted = true;
         }
     }
 

@@ -79,7 +79,7 @@ public final class Listener {
      * @return a listener, not started, with no operations bound yet
      */
     public static Listener create(Authenticator authenticator, HttpLimits limits) {
-        ConnectionWatchdog watchdog = new ConnectionWatchdog(limits.requestTimeout());
+        ConnectionWatchdog watchdog = new ConnectionWatchdog(limits.requestTimeout(), limits.maxConnections());
         AtomicReference<AgentOperations> operations = new AtomicReference<>();
         Dispatcher dispatcher = new Dispatcher(() -> {
             AgentOperations ops = operations.get();
@@ -89,7 +89,8 @@ public final class Listener {
             }
             return ops;
         });
-        RequestGate gate = new RequestGate(authenticator, dispatcher, limits.maxBodyBytes(), watchdog);
+        RequestGate gate = new RequestGate(authenticator, dispatcher, limits.maxBodyBytes(),
+                limits.maxConcurrentRequests(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
         ProblemDirectHandler problems = new ProblemDirectHandler();
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
@@ -101,22 +102,26 @@ public final class Listener {
                 .shutdownHook(false)
                 .featuresDiscoverServices(false)
                 .protocolsDiscoverServices(false)
-                .addProtocol(Http1Config.builder()
+                // Helidon's HTTP/1 connection, but reading through the strict chunked framing (StrictHttp1Selector);
+                // with no protocol added, it is the only one.
+                .addConnectionSelector(new StrictHttp1Selector(Http1Config.builder()
                         .maxPrologueLength(limits.maxRequestLineBytes())
                         .maxHeadersSize(limits.maxHeaderBytes())
                         .validatePath(true)
                         .validatePrologue(true)
                         .validateRequestHeaders(true)
                         .continueImmediately(false)
-                        .build())
+                        .build(), limits.maxBodyBytes()))
                 .host(limits.host())
                 .port(limits.port())
-                // The gate enforces the body limit itself so that the answer is problem JSON, and so that
-                // a chunked body is measured as it is read; Helidon's own limit is therefore off.
-                .maxPayloadSize(-1)
+                // The same limit as the gate's: Helidon then refuses a Content-Length or a chunk size past it
+                // before it reads a byte of that body (the gate answers first for a Content-Length).
+                .maxPayloadSize(limits.maxBodyBytes())
                 .connectionOptions(new WatchedSocketOptions(watchdog))
                 .maxTcpConnections(limits.maxConnections())
-                .maxConcurrentRequests(limits.maxConcurrentRequests())
+                // No request permits in Helidon: it takes them once the headers are in, so clients trickling
+                // bodies would hold them all. The gate takes its own once a request is authenticated.
+                .maxConcurrentRequests(-1)
                 .idleConnectionTimeout(helidonIdle)
                 .idleConnectionPeriod(limits.requestTimeout())
                 .directHandlers(direct.build())

@@ -7,6 +7,7 @@ import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.HttpPrologue;
+import io.helidon.http.RequestException;
 import io.helidon.http.ServerRequestHeaders;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.Handler;
@@ -20,6 +21,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
@@ -29,6 +31,10 @@ import java.util.regex.Pattern;
  * or while reading a chunked body), query string (400), authentication (401, 503); then the route
  * table (404, 405), the body rule and media type (400, 415), and the operation. Any unexpected
  * exception becomes a 500 {@code internal_error} without detail.
+ *
+ * <p>Every answer given before a request is authenticated closes its connection (SPEC section 3, 1.1):
+ * an unauthenticated client gets one answer per connection and keeps no slot. A request permit is
+ * taken only once a request is read and authenticated, so clients that trickle bodies hold none.
  */
 final class RequestGate implements Handler {
     private static final System.Logger LOG = System.getLogger(RequestGate.class.getName());
@@ -41,12 +47,15 @@ final class RequestGate implements Handler {
     private final Dispatcher dispatcher;
     private final int maxBodyBytes;
     private final ConnectionWatchdog watchdog;
+    private final Semaphore permits;
     private final AtomicBoolean previousSecretSeen = new AtomicBoolean();
 
-    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes, ConnectionWatchdog watchdog) {
+    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes, int maxConcurrentRequests,
+            ConnectionWatchdog watchdog) {
         this.authenticator = authenticator;
         this.dispatcher = dispatcher;
         this.maxBodyBytes = maxBodyBytes;
+        this.permits = new Semaphore(maxConcurrentRequests);
         this.watchdog = watchdog;
     }
 
@@ -143,10 +152,10 @@ final class RequestGate implements Handler {
 
         // 1b. No query string, not even an empty one; no fragment, which HTTP never allows in a request target.
         if (prologue.hasQuery() || !prologue.query().rawValue().isEmpty()) {
-            return Reply.problem(ProblemCode.QUERY_NOT_ALLOWED);
+            return Reply.problem(ProblemCode.QUERY_NOT_ALLOWED).closing();
         }
         if (prologue.fragment().hasValue()) {
-            return Reply.problem(ProblemCode.MALFORMED_REQUEST);
+            return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
         }
 
         // 2-4. Authentication, freshness, replay.
@@ -154,15 +163,27 @@ final class RequestGate implements Handler {
         String rawPath = prologue.uriPath().rawPath();
         AuthDecision decision = authenticator.verify(method, rawPath, name -> values(headers, name), body.sha256());
         if (decision instanceof AuthDecision.Rejected rejected) {
-            return Reply.problem(rejected.code());
+            return Reply.problem(rejected.code()).closing();
         }
+        watchdog.authenticated(req.remotePeer().address());
         if (decision instanceof AuthDecision.Accepted accepted && accepted.previousSecret()
                 && previousSecretSeen.compareAndSet(false, true)) {
             LOG.log(System.Logger.Level.INFO, "http: a request was signed with the previous secret; the rotation "
                     + "is not finished until the control plane uses the new one");
         }
 
-        // 5. Routing on the raw path, then the body rule, then the operation.
+        // 5. Routing on the raw path, then the body rule, then the operation, within a permit.
+        if (!permits.tryAcquire()) {
+            return Reply.problem(ProblemCode.BUSY);
+        }
+        try {
+            return route(method, rawPath, headers, body);
+        } finally {
+            permits.release();
+        }
+    }
+
+    private Reply route(String method, String rawPath, ServerRequestHeaders headers, Body body) {
         return switch (RouteTable.match(method, rawPath)) {
             case RouteTable.Match.NotFound n -> Reply.problem(ProblemCode.NOT_FOUND);
             case RouteTable.Match.MethodNotAllowed m ->
@@ -216,6 +237,12 @@ final class RequestGate implements Handler {
                 sha256.update(buffer, 0, n);
             }
         } catch (IOException | UncheckedIOException e) {
+            throw new BrokenBody(e);
+        } catch (RequestException e) {
+            // A chunk size past the limit, refused by the strict reader (or by Helidon) before it was read.
+            if (e.status().code() == ProblemCode.BODY_TOO_LARGE.status()) {
+                throw new TooLarge();
+            }
             throw new BrokenBody(e);
         } catch (RuntimeException e) {
             // Helidon reports broken chunked framing and socket timeouts as its own runtime exceptions.

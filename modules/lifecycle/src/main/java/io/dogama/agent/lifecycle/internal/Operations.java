@@ -45,6 +45,7 @@ final class Operations implements AgentOperations {
     private final Runs runs;
     private final Replaces replaces;
     private final Deletes deletes;
+    private final SharedPing pings;
     /** Instance IDs with a mutating operation in flight; bounded by the requests running at once. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
@@ -54,6 +55,7 @@ final class Operations implements AgentOperations {
         this.runs = new Runs(env);
         this.replaces = new Replaces(env);
         this.deletes = new Deletes(env);
+        this.pings = new SharedPing(docker::ping);
     }
 
     Env env() {
@@ -270,7 +272,7 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<Health> health() {
         try {
-            env.docker.ping();
+            pings.ping();
             return Outcome.ok(Health.OK);
         } catch (DockerException e) {
             LOG.log(System.Logger.Level.DEBUG, "lifecycle: health: {0}", Problems.kind(e));

@@ -1,0 +1,160 @@
+package io.dogama.agent.auth.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The file operations the nonce journal performs once it is open, in one place: the production
+ * implementation is {@link #REAL}; tests put a disk under the journal that loses every byte that was
+ * not forced when it "loses power". Every file created here is mode 0600 from its creation on
+ * (a permission attribute of the {@code open}, never a {@code chmod} afterwards).
+ */
+interface JournalDisk {
+    /** The real file system. */
+    JournalDisk REAL = new Real();
+
+    /** Owner read and write only, given at creation. */
+    FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
+    /** An open file that is appended to. */
+    interface Appender extends AutoCloseable {
+        /**
+         * Writes every remaining byte at the end of the file.
+         *
+         * @param bytes the bytes
+         * @throws IOException if the write failed; how much of it reached the file is unknown
+         */
+        void write(ByteBuffer bytes) throws IOException;
+
+        /**
+         * Forces the file's content and size to the device ({@code fdatasync}).
+         *
+         * @throws IOException if that failed; nothing written since the last successful force is known to be durable
+         */
+        void force() throws IOException;
+
+        @Override
+        void close() throws IOException;
+    }
+
+    /**
+     * @param file an existing file
+     * @return it, open for appending
+     * @throws IOException if it cannot be opened
+     */
+    Appender append(Path file) throws IOException;
+
+    /**
+     * Creates a new file (it must not exist) with this content and forces it to the device; its
+     * directory entry is durable only after {@link #forceDirectory}.
+     *
+     * @param file    the file
+     * @param content its content
+     * @throws IOException if it exists or cannot be written or forced
+     */
+    void createForced(Path file, byte[] content) throws IOException;
+
+    /**
+     * Renames atomically, replacing {@code to}; durable after {@link #forceDirectory}.
+     *
+     * @param from the file
+     * @param to   its new name
+     * @throws IOException if the rename failed
+     */
+    void replace(Path from, Path to) throws IOException;
+
+    /**
+     * Forces a directory, making the creations, renames and deletions in it durable.
+     *
+     * @param dir the directory
+     * @throws IOException if that failed
+     */
+    void forceDirectory(Path dir) throws IOException;
+
+    /**
+     * @param file a file, possibly absent
+     * @throws IOException if it exists and cannot be deleted
+     */
+    void delete(Path file) throws IOException;
+
+    /** Delegates to {@link FileChannel} and {@link Files}. */
+    final class Real implements JournalDisk {
+        private Real() {
+        }
+
+        @Override
+        public Appender append(Path file) throws IOException {
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            return new Appender() {
+                @Override
+                public void write(ByteBuffer bytes) throws IOException {
+                    while (bytes.hasRemaining()) {
+                        channel.write(bytes);
+                    }
+                }
+
+                @Override
+                public void force() throws IOException {
+                    channel.force(false);
+                }
+
+                @Override
+                public void close() throws IOException {
+                    channel.close();
+                }
+            };
+        }
+
+        @Override
+        public void createForced(Path file, byte[] content) throws IOException {
+            try (FileChannel out = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE), OWNER_ONLY)) {
+                ByteBuffer buffer = ByteBuffer.wrap(content);
+                while (buffer.hasRemaining()) {
+                    out.write(buffer);
+                }
+                out.force(true);
+            }
+        }
+
+        @Override
+        public void replace(Path from, Path to) throws IOException {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+
+        @Override
+        public void forceDirectory(Path dir) throws IOException {
+            try (FileChannel directory = FileChannel.open(dir, StandardOpenOption.READ)) {
+                directory.force(true);
+            }
+        }
+
+        @Override
+        public void delete(Path file) throws IOException {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * @param dir  a directory
+     * @param glob a file name pattern
+     * @return the matching files, in no particular order
+     * @throws IOException if the directory cannot be listed
+     */
+    static List<Path> list(Path dir, String glob) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            var matcher = dir.getFileSystem().getPathMatcher("glob:" + glob);
+            return files.filter(p -> matcher.matches(p.getFileName())).toList();
+        }
+    }
+}

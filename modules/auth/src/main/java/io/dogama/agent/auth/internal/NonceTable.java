@@ -1,0 +1,243 @@
+package io.dogama.agent.auth.internal;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The set of remembered nonce fingerprints ({@link NonceHash}), each with the epoch second after
+ * which it may be forgotten. Not thread-safe: {@link NonceMemory} guards it with its lock.
+ *
+ * <p>Layout: one open-addressing table with linear probing, allocated once at its full size, of
+ * {@link #slotsFor slotsFor(capacity)} slots, each a {@code long} fingerprint (0 = empty) and an
+ * {@code int} expiry second (relative to the second the table was made): 12 bytes a slot, 18 bytes
+ * per nonce of capacity. For the default capacity of 2,000,000 that is 3,000,016 slots, 36 MB
+ * (34.3 MiB), plus a few KiB of counters; nothing else is allocated per admission.
+ *
+ * <p>Expiry by whole seconds: besides the slots, a ring of {@value #RING} counters holds how many
+ * remembered nonces expire in each second (seconds further ahead wait in a small sorted map). When
+ * the clock passes a second, its counter is subtracted from the live count at once: that is the
+ * "drop the whole bucket" step, O(1) per second however many nonces it held. From then on every slot
+ * whose expiry is before {@link #dropped} is dead: lookups skip it, an insertion may reuse it, and a
+ * sweep that advances {@value #SWEEP_STEPS} slots per admission empties it physically (backward-shift
+ * deletion, so no probe chain is ever broken). Between two visits of the sweep to a slot at most
+ * {@code slots / SWEEP_STEPS} admissions happen, so the occupied slots never exceed
+ * {@code capacity + slots / 16}: a load of at most 0.73, whatever the request rate.
+ *
+ * <p>Guarantees: a fingerprint is found until its expiry second has passed ({@code now > expiry},
+ * at most one second later than its exact expiry, never earlier); the live count never exceeds the
+ * capacity, except for entries reloaded from a journal at start, which are all kept.
+ */
+final class NonceTable {
+    /** Seconds of expiry counters held in the ring, 256: more than any retention plus skew in use. */
+    static final int RING = 256;
+    /** Slots the sweep advances per admission, 16. */
+    static final int SWEEP_STEPS = 16;
+
+    /** Outcome of {@link #insert}. */
+    enum Result { INSERTED, PRESENT, FULL }
+
+    private final long[] keys;
+    private final int[] expiries;
+    private final int slots;
+    private final int capacity;
+    private final long baseSecond;
+    private final int[] ring = new int[RING];
+    private final TreeMap<Long, Integer> far = new TreeMap<>();
+    /** Every second before this one has been dropped: an entry expiring before it is dead. */
+    private long dropped;
+    private int live;
+    private int occupied;
+    private int cursor;
+
+    /**
+     * @param capacity   the most live entries {@link #insert} accepts
+     * @param reserve    the most entries the table must hold (at least {@code capacity}; more when a
+     *                   journal reloaded more)
+     * @param nowSecond  the current epoch second
+     */
+    NonceTable(int capacity, int reserve, long nowSecond) {
+        this.capacity = capacity;
+        this.slots = slotsFor(Math.max(capacity, reserve));
+        this.keys = new long[slots];
+        this.expiries = new int[slots];
+        this.baseSecond = nowSecond;
+        this.dropped = nowSecond;
+    }
+
+    /**
+     * @param entries the most live entries
+     * @return the number of slots for that many: 1.5 times, plus 16
+     */
+    static int slotsFor(int entries) {
+        return (int) Math.min(Integer.MAX_VALUE - 8, entries + (long) entries / 2 + 16);
+    }
+
+    /** @return the number of slots */
+    int slots() {
+        return slots;
+    }
+
+    /** @return the number of occupied slots, live or dead but not yet swept */
+    int occupied() {
+        return occupied;
+    }
+
+    /** @return the number of live (unexpired) entries */
+    int live() {
+        return live;
+    }
+
+    /**
+     * Moves the clock forward: every second before {@code nowSecond} is dropped. A clock that went
+     * back changes nothing (nothing is ever un-dropped or dropped early).
+     *
+     * @param nowSecond the current epoch second
+     */
+    void advance(long nowSecond) {
+        if (nowSecond <= dropped) {
+            return;
+        }
+        long steps = Math.min(nowSecond - dropped, RING);
+        for (long s = dropped; s < dropped + steps; s++) {
+            int i = (int) (s & (RING - 1));
+            live -= ring[i];
+            ring[i] = 0;
+        }
+        if (nowSecond - dropped > RING) {
+            // The whole ring was dropped; anything still waiting in the far map before now expired too.
+            Map<Long, Integer> passed = far.headMap(nowSecond);
+            for (int n : passed.values()) {
+                live -= n;
+            }
+            passed.clear();
+        }
+        dropped = nowSecond;
+        Map<Long, Integer> due = far.headMap(dropped + RING);
+        for (Map.Entry<Long, Integer> e : due.entrySet()) {
+            ring[(int) (e.getKey() & (RING - 1))] += e.getValue();
+        }
+        due.clear();
+    }
+
+    /**
+     * Adds a fingerprint unless it is present and live, or the table holds its capacity of live entries.
+     * Also advances the sweep.
+     *
+     * @param key          the fingerprint
+     * @param expirySecond the epoch second after which it may be forgotten; at or after the current second
+     * @param enforceCapacity false only when reloading a journal at start
+     * @return what happened
+     * @throws IllegalArgumentException if the expiry second is already dropped
+     */
+    Result insert(long key, long expirySecond, boolean enforceCapacity) {
+        if (expirySecond < dropped) {
+            throw new IllegalArgumentException("auth: a nonce that has already expired cannot be admitted");
+        }
+        sweep(SWEEP_STEPS);
+        long k = key == 0 ? 1 : key;
+        int deadRel = relative(dropped);
+        int i = home(k);
+        int reusable = -1;
+        while (keys[i] != 0) {
+            if (expiries[i] < deadRel) {
+                if (reusable < 0) {
+                    reusable = i;
+                }
+            } else if (keys[i] == k) {
+                return Result.PRESENT;
+            }
+            i = next(i);
+        }
+        if (enforceCapacity && live >= capacity) {
+            return Result.FULL;
+        }
+        int slot = reusable;
+        if (slot < 0) {
+            if (occupied >= slots - 1) {
+                // Cannot happen within the load bound; if it ever did, empty every dead slot and retry.
+                sweep(2 * slots);
+                return occupied >= slots - 1 ? Result.FULL : insert(key, expirySecond, enforceCapacity);
+            }
+            slot = i;
+            occupied++;
+        }
+        keys[slot] = k;
+        expiries[slot] = relative(expirySecond);
+        live++;
+        if (expirySecond < dropped + RING) {
+            ring[(int) (expirySecond & (RING - 1))]++;
+        } else {
+            far.merge(expirySecond, 1, Integer::sum);
+        }
+        return Result.INSERTED;
+    }
+
+    /**
+     * @param expirySecond an expiry epoch second
+     * @return whether an entry with this expiry would be live now (its second is not yet dropped)
+     */
+    boolean accepts(long expirySecond) {
+        return expirySecond >= dropped;
+    }
+
+    /**
+     * @param key the fingerprint
+     * @return whether it is present and live
+     */
+    boolean contains(long key) {
+        long k = key == 0 ? 1 : key;
+        int deadRel = relative(dropped);
+        for (int i = home(k); keys[i] != 0; i = next(i)) {
+            if (keys[i] == k && expiries[i] >= deadRel) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Empties up to {@code steps} dead slots' worth of the table from the sweep cursor on. */
+    private void sweep(int steps) {
+        int deadRel = relative(dropped);
+        for (int n = 0; n < steps; n++) {
+            if (keys[cursor] != 0 && expiries[cursor] < deadRel) {
+                removeAt(cursor); // the slot now holds a moved entry or nothing: look again
+            } else {
+                cursor = next(cursor);
+            }
+        }
+    }
+
+    /** Backward-shift deletion: later entries of the probe run move up so that every run stays unbroken. */
+    private void removeAt(int slot) {
+        int hole = slot;
+        int j = slot;
+        while (true) {
+            j = next(j);
+            if (keys[j] == 0) {
+                break;
+            }
+            int home = home(keys[j]);
+            boolean homeInRange = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+            if (!homeInRange) {
+                keys[hole] = keys[j];
+                expiries[hole] = expiries[j];
+                hole = j;
+            }
+        }
+        keys[hole] = 0;
+        expiries[hole] = 0;
+        occupied--;
+    }
+
+    private int relative(long second) {
+        return (int) (second - baseSecond);
+    }
+
+    private int home(long key) {
+        return (int) (((key >>> 32) * slots) >>> 32);
+    }
+
+    private int next(int i) {
+        return i + 1 == slots ? 0 : i + 1;
+    }
+}

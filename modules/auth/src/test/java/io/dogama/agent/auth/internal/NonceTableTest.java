@@ -1,0 +1,138 @@
+package io.dogama.agent.auth.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class NonceTableTest {
+    private static final long T = 1_764_615_845L; // an epoch second
+
+    @Test
+    void keyIsRememberedUntilItsSecondHasPassedAndNotLonger() {
+        NonceTable t = new NonceTable(10, 0, T);
+        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 60, true));
+        assertEquals(NonceTable.Result.PRESENT, t.insert(42, T + 60, true));
+        t.advance(T + 60);
+        assertTrue(t.contains(42), "still inside its expiry second");
+        assertEquals(1, t.live());
+        t.advance(T + 61);
+        assertFalse(t.contains(42));
+        assertEquals(0, t.live());
+        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 121, true), "an expired key may be used again");
+    }
+
+    @Test
+    void fullTableRefusesUntilABucketIsDropped() {
+        NonceTable t = new NonceTable(3, 0, T);
+        assertEquals(NonceTable.Result.INSERTED, t.insert(1, T + 10, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(2, T + 20, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(3, T + 20, true));
+        assertEquals(NonceTable.Result.FULL, t.insert(4, T + 20, true));
+        assertEquals(NonceTable.Result.PRESENT, t.insert(2, T + 20, true), "a replay is still recognised when full");
+        t.advance(T + 11);
+        assertEquals(2, t.live());
+        assertEquals(NonceTable.Result.INSERTED, t.insert(4, T + 30, true));
+        assertEquals(NonceTable.Result.FULL, t.insert(5, T + 30, true));
+        t.advance(T + 21);
+        assertEquals(1, t.live(), "one step drops the whole second with both of its keys");
+    }
+
+    @Test
+    void reloadedEntriesAboveTheCapacityAreAllKept() {
+        NonceTable t = new NonceTable(2, 5, T);
+        for (long k = 1; k <= 5; k++) {
+            assertEquals(NonceTable.Result.INSERTED, t.insert(k, T + 60, false));
+        }
+        assertEquals(5, t.live());
+        assertEquals(NonceTable.Result.FULL, t.insert(6, T + 60, true));
+        for (long k = 1; k <= 5; k++) {
+            assertTrue(t.contains(k));
+        }
+    }
+
+    @Test
+    void secondsBeyondTheRingAreCountedAndDroppedLater() {
+        NonceTable t = new NonceTable(10, 0, T);
+        long far = T + NonceTable.RING + 100;
+        assertEquals(NonceTable.Result.INSERTED, t.insert(7, far, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(8, T + 5, true));
+        t.advance(T + 200);
+        assertEquals(1, t.live());
+        assertTrue(t.contains(7));
+        t.advance(far);
+        assertTrue(t.contains(7));
+        assertEquals(1, t.live());
+        t.advance(far + 1);
+        assertEquals(0, t.live());
+        assertFalse(t.contains(7));
+        // A jump over more than the whole ring drops everything in between, the far map included.
+        assertEquals(NonceTable.Result.INSERTED, t.insert(9, far + 1 + 2 * NonceTable.RING, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(10, far + 2, true));
+        t.advance(far + 10 * NonceTable.RING);
+        assertEquals(0, t.live());
+    }
+
+    @Test
+    void expiredSecondCannotBeInsertedAndAClockGoingBackForgetsNothing() {
+        NonceTable t = new NonceTable(10, 0, T);
+        t.insert(1, T + 3, true);
+        t.advance(T + 2);
+        assertThrows(IllegalArgumentException.class, () -> t.insert(2, T + 1, true));
+        assertFalse(t.accepts(T + 1));
+        assertTrue(t.accepts(T + 2));
+        t.advance(T - 100);
+        assertTrue(t.contains(1));
+        assertEquals(1, t.live());
+    }
+
+    /**
+     * Churn far beyond the table size against a plain map: every key the model holds as live is found,
+     * nothing expired is, the live counts agree, and the sweep keeps the occupied slots within the bound
+     * (capacity plus one sweep cycle's worth of dead slots), so probe runs never fill the table.
+     */
+    @Test
+    void randomChurnAgreesWithAModelAndStaysWithinTheLoadBound() {
+        int capacity = 1000;
+        NonceTable t = new NonceTable(capacity, 0, T);
+        Map<Long, Long> model = new HashMap<>();
+        SplittableRandom random = new SplittableRandom(7);
+        long now = T;
+        int maxOccupied = 0;
+        for (int step = 0; step < 200_000; step++) {
+            if (random.nextInt(40) == 0) {
+                now++;
+                t.advance(now);
+                long n = now;
+                model.values().removeIf(e -> e < n);
+            }
+            // Small key space: keys come back after expiry, and clustered keys make long probe runs.
+            long key = random.nextLong(4000) << 32 | random.nextLong(1, 4); // never 0, which the table reads as 1
+            long expiry = now + random.nextLong(1, 60);
+            boolean live = model.containsKey(key);
+            NonceTable.Result r = t.insert(key, expiry, true);
+            if (live) {
+                assertEquals(NonceTable.Result.PRESENT, r, "step " + step);
+            } else if (model.size() >= capacity) {
+                assertEquals(NonceTable.Result.FULL, r, "step " + step);
+            } else {
+                assertEquals(NonceTable.Result.INSERTED, r, "step " + step);
+                model.put(key, expiry);
+            }
+            assertEquals(model.size(), t.live(), "step " + step);
+            maxOccupied = Math.max(maxOccupied, t.occupied());
+            if (step % 5000 == 0) {
+                for (long k : model.keySet()) {
+                    assertTrue(t.contains(k), "live key lost at step " + step);
+                }
+            }
+        }
+        assertTrue(maxOccupied <= capacity + t.slots() / NonceTable.SWEEP_STEPS + NonceTable.SWEEP_STEPS,
+                "occupied slots reached " + maxOccupied + " of " + t.slots());
+    }
+}

@@ -1,0 +1,147 @@
+package io.dogama.agent.lifecycle.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerUnavailableException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Health checks share pings, and each answer reflects a ping that began after its check arrived. */
+class SharedPingTest {
+    private static final long WAIT_SECONDS = 10;
+
+    /** A pinger whose pings block until released, one latch per ping, failing when told to. */
+    private static final class ControlledEngine implements SharedPing.Pinger {
+        final LinkedBlockingQueue<CountDownLatch> started = new LinkedBlockingQueue<>();
+        final AtomicInteger pings = new AtomicInteger();
+        volatile boolean fail;
+
+        @Override
+        public void ping() throws DockerException {
+            pings.incrementAndGet();
+            CountDownLatch release = new CountDownLatch(1);
+            started.add(release);
+            try {
+                if (!release.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("a ping was never released");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            if (fail) {
+                throw new DockerUnavailableException("test engine down");
+            }
+        }
+
+        CountDownLatch nextStarted() throws InterruptedException {
+            CountDownLatch l = started.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            if (l == null) {
+                throw new AssertionError("no ping started");
+            }
+            return l;
+        }
+    }
+
+    @Test
+    void checksArrivingDuringAPingShareTheNextOneNotTheRunningOne() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedPing shared = new SharedPing(engine);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            Future<?> first = pool.submit(() -> call(shared));
+            CountDownLatch pingA = engine.nextStarted();
+            // Ten checks arrive while ping A runs: none may be answered by A.
+            List<Future<?>> later = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                later.add(pool.submit(() -> call(shared)));
+            }
+            waitUntilParked(later.size(), shared);
+            pingA.countDown();
+            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            CountDownLatch pingB = engine.nextStarted(); // B starts after A ended
+            for (Future<?> f : later) {
+                assertTrue(!f.isDone(), "a check that arrived during ping A was answered by A");
+            }
+            pingB.countDown();
+            for (Future<?> f : later) {
+                f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            assertEquals(2, engine.pings.get(), "eleven checks, two pings");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFailedPingFailsEveryCheckItServes() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedPing shared = new SharedPing(engine);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            Future<?> first = pool.submit(() -> call(shared));
+            CountDownLatch pingA = engine.nextStarted();
+            Future<Boolean> second = pool.submit(() -> fails(shared));
+            Future<Boolean> third = pool.submit(() -> fails(shared));
+            waitUntilParked(2, shared);
+            pingA.countDown();
+            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            engine.fail = true;
+            engine.nextStarted().countDown();
+            assertTrue(second.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            assertTrue(third.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            // The engine is back: the next check pings afresh instead of reusing the failure.
+            engine.fail = false;
+            Future<?> fourth = pool.submit(() -> call(shared));
+            engine.nextStarted().countDown();
+            fourth.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(3, engine.pings.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLoneCheckThatFindsTheEngineDownIsRefused() {
+        SharedPing shared = new SharedPing(() -> {
+            throw new DockerUnavailableException("test engine down");
+        });
+        assertThrows(DockerUnavailableException.class, shared::ping);
+    }
+
+    private static Void call(SharedPing shared) throws DockerException {
+        shared.ping();
+        return null;
+    }
+
+    private static boolean fails(SharedPing shared) {
+        try {
+            shared.ping();
+            return false;
+        } catch (DockerException e) {
+            return true;
+        }
+    }
+
+    /** Waits (bounded) until {@code n} checks wait for the next ping. */
+    private static void waitUntilParked(int n, SharedPing shared) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (shared.waitingForNext() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("only " + shared.waitingForNext() + " of " + n + " checks are waiting");
+            }
+            Thread.sleep(1); // polling a condition with a deadline, not timing the test
+        }
+    }
+}
