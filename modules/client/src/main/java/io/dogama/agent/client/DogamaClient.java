@@ -310,7 +310,8 @@ public final class DogamaClient implements AutoCloseable {
         }
         byte[] signed = body == null ? new byte[0] : body;
         SignedHeaders h = signer.sign(method, path, signed);
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
+        // Concatenated, not URI.resolve: the path is sent exactly as it was signed.
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
                 .header(RequestSigner.AUTHORIZATION_HEADER, h.authorization())
                 .header(RequestSigner.TIMESTAMP_HEADER, h.timestamp())
                 .header(RequestSigner.NONCE_HEADER, h.nonce());
