@@ -57,6 +57,21 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void theClientKnowsExactlyTheDocumentedCodesAndStates() {
+        JsonNode statuses = ApiDocument.get().tree().at("/components/schemas/ProblemCode/x-dogama-status");
+        java.util.Map<String, Integer> documented = new java.util.TreeMap<>();
+        statuses.properties().forEach(e -> documented.put(e.getKey(), e.getValue().asInt()));
+        java.util.Map<String, Integer> client = new java.util.TreeMap<>();
+        for (io.dogama.agent.client.ProblemCode c : io.dogama.agent.client.ProblemCode.values()) {
+            client.put(c.wire(), c.status());
+        }
+        assertEquals(documented, client, "io.dogama.agent.client.ProblemCode and docs/openapi.yaml");
+        List<String> states = new ArrayList<>();
+        ApiDocument.get().tree().at("/components/schemas/State/enum").forEach(n -> states.add(n.asString()));
+        assertEquals(states, java.util.Arrays.stream(io.dogama.agent.client.InstanceState.values()).map(Enum::name).toList());
+    }
+
+    @Test
     void theSchemasRejectWhatTheAgentMustNeverSend() {
         ApiDocument d = ApiDocument.get();
         String instance = "{\"instanceId\":\"demo-1\",\"templateId\":\"demo-http\",\"templateVersion\":\"1.0.0\","
