@@ -42,6 +42,8 @@ final class AgentRules {
         m.put("lifecycle", List.of("core", "policy", "registry", "docker"));
         m.put("http", List.of("core", "auth", "lifecycle"));
         m.put("app", List.of("core", "auth", "policy", "registry", "docker", "lifecycle", "http"));
+        // The control plane's client: stands alone, so that it can be shipped without any of the agent.
+        m.put("client", List.of());
         return m;
     }
 

@@ -1,6 +1,7 @@
 package io.dogama.agent.deploy;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.api.DockerClient;
@@ -14,6 +15,14 @@ import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.HealthCheck;
 import com.github.dockerjava.api.model.Volume;
+import io.dogama.agent.client.DogamaClient;
+import io.dogama.agent.client.DogamaProblemException;
+import io.dogama.agent.client.Health;
+import io.dogama.agent.client.Instance;
+import io.dogama.agent.client.InstanceState;
+import io.dogama.agent.client.InstanceSummary;
+import io.dogama.agent.client.Plan;
+import io.dogama.agent.client.ProblemCode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,7 +64,7 @@ class AgentContainerTest {
     private static String controlNetwork;
     private static String volume;
     private static GenericContainer<?> agent;
-    private static AgentClient client;
+    private static DogamaClient client;
 
     @BeforeAll
     static void start() {
@@ -67,7 +76,7 @@ class AgentContainerTest {
         agent = agentContainer(image.tag(), deployment.secret, volume)
                 .waitingFor(Wait.forHealthcheck().withStartupTimeout(START_TIMEOUT));
         agent.start();
-        client = new AgentClient(ip(agent.getContainerId()), Deployment.PORT, new Signer(deployment.secretLine));
+        client = Agents.client(ip(agent.getContainerId()), Deployment.PORT, deployment.secretLine);
     }
 
     /** The agent's container exactly as deploy/compose.yaml describes it, with the given secret file. */
@@ -117,9 +126,10 @@ class AgentContainerTest {
         try {
             if (client != null) {
                 // Instances through the agent first: that is the only way that ends a registration.
-                for (Object s : (List<?>) client.call("GET", "/v1/instances").json().get("instances")) {
-                    client.call("DELETE", "/v1/instances/" + ((Map<?, ?>) s).get("instanceId"));
+                for (InstanceSummary s : client.list()) {
+                    client.delete(s.instanceId());
                 }
+                client.close();
             }
         } finally {
             if (agent != null) {
@@ -145,17 +155,16 @@ class AgentContainerTest {
 
     @Test
     void answersSignedRequestsOnly() {
-        AgentClient.Response health = client.call("GET", "/v1/health");
-        assertEquals(200, health.status(), health.body());
-        assertEquals(Map.of("status", "ok"), health.json());
+        assertEquals(new Health("ok"), client.health());
 
-        AgentClient.Response unsigned = client.unsigned("/v1/health");
+        Agents.Unsigned unsigned = Agents.unsigned(ip(agent.getContainerId()), Deployment.PORT, "/v1/health");
         assertEquals(401, unsigned.status(), unsigned.body());
         assertEquals("unauthenticated", unsigned.json().get("code"));
 
-        AgentClient other = new AgentClient(ip(agent.getContainerId()), Deployment.PORT, new Signer(Signer.randomSecretLine()));
-        AgentClient.Response wrong = other.call("GET", "/v1/health");
-        assertEquals(401, wrong.status(), wrong.body());
+        try (DogamaClient other = Agents.client(ip(agent.getContainerId()), Deployment.PORT, Agents.randomSecretLine())) {
+            DogamaProblemException wrong = assertThrows(DogamaProblemException.class, other::health);
+            assertEquals(ProblemCode.UNAUTHENTICATED, wrong.code());
+        }
     }
 
     @Test
@@ -184,14 +193,12 @@ class AgentContainerTest {
                 "user":"65534:65534","labels":{"owner":"deploy-tests"},"networks":["%s"]}"""
                 .formatted(data, deployment.appsNetwork);
 
-        AgentClient.Response created = client.call("POST", "/v1/instances", plan);
-        assertEquals(201, created.status(), created.body());
-        assertEquals("CREATED", created.json().get("state"));
+        Instance created = client.create(Plan.fromJson(plan));
+        assertEquals(InstanceState.CREATED, created.state());
 
-        AgentClient.Response started = client.call("POST", "/v1/instances/e2e-demo/start");
-        assertEquals(200, started.status(), started.body());
-        assertEquals("RUNNING", started.json().get("state"));
-        assertEquals("running", ((Map<?, ?>) started.json().get("container")).get("status"));
+        Instance started = client.start("e2e-demo");
+        assertEquals(InstanceState.RUNNING, started.state());
+        assertEquals("running", started.container().status());
 
         // The container the agent made: on the approved network, serving the bind-mounted data.
         List<Container> containers = engine.client.listContainersCmd()
@@ -203,17 +210,13 @@ class AgentContainerTest {
         String demoIp = demo.getNetworkSettings().getNetworks().get(deployment.appsNetwork).getIpAddress();
         assertEquals("hello from the e2e test\n", fetchWhenUp("http://" + demoIp + ":8080/index.html"));
 
-        AgentClient.Response stats = client.call("GET", "/v1/instances/e2e-demo/stats");
-        assertEquals(200, stats.status(), stats.body());
-        assertEquals(33554432L, ((Number) stats.json().get("memoryLimitBytes")).longValue());
+        assertEquals(33554432L, client.stats("e2e-demo").memoryLimitBytes());
 
-        AgentClient.Response stopped = client.call("POST", "/v1/instances/e2e-demo/stop", "{\"timeoutSeconds\":1}");
-        assertEquals(200, stopped.status(), stopped.body());
-        assertEquals("exited", ((Map<?, ?>) stopped.json().get("container")).get("status"));
+        Instance stopped = client.stop("e2e-demo", Duration.ofSeconds(1));
+        assertEquals("exited", stopped.container().status());
 
-        AgentClient.Response deleted = client.call("DELETE", "/v1/instances/e2e-demo");
-        assertEquals(204, deleted.status(), deleted.body());
-        assertEquals(List.of(), client.call("GET", "/v1/instances").json().get("instances"));
+        client.delete("e2e-demo");
+        assertEquals(List.of(), client.list());
         assertEquals(List.of(), engine.client.listContainersCmd().withShowAll(true)
                 .withLabelFilter(Map.of("io.dogama.instance-id", "e2e-demo")).exec());
         assertTrue(Files.exists(data.resolve("index.html")), "delete must keep the host data");

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.Container;
+import io.dogama.agent.client.DogamaClient;
+import io.dogama.agent.client.Health;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -63,10 +65,10 @@ class ComposeTest {
                         .orElseThrow().getName());
 
                 String ip = agent.getNetworkSettings().getNetworks().get(control).getIpAddress();
-                AgentClient client = new AgentClient(ip, Deployment.PORT, new Signer(d.secretLine));
-                AgentClient.Response health = client.call("GET", "/v1/health");
-                assertEquals(200, health.status(), health.body());
-                assertEquals(401, client.unsigned("/v1/health").status());
+                try (DogamaClient client = Agents.client(ip, Deployment.PORT, d.secretLine)) {
+                    assertEquals(new Health("ok"), client.health());
+                }
+                assertEquals(401, Agents.unsigned(ip, Deployment.PORT, "/v1/health").status());
 
                 run(base, env, "down", "-v").requireSuccess();
                 up = false;

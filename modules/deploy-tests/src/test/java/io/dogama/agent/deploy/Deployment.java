@@ -43,7 +43,7 @@ final class Deployment implements AutoCloseable {
         this.dir = dir;
         this.docker = docker;
         Engine engine = Engine.get();
-        secretLine = Signer.randomSecretLine();
+        secretLine = Agents.randomSecretLine();
         secret = dir.resolve("dogama-agent-hmac");
         Files.writeString(secret, secretLine + "\n", StandardCharsets.US_ASCII);
         Files.setAttribute(secret, "unix:gid", engine.socketGid);

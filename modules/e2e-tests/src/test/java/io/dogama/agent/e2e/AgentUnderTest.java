@@ -1,5 +1,7 @@
 package io.dogama.agent.e2e;
 
+import io.dogama.agent.client.DogamaClient;
+import io.dogama.agent.client.RequestSigner;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -8,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -72,7 +75,8 @@ class AgentUnderTest implements AutoCloseable {
     private String secretLine;
     private String pinnedImageId;
     private Process process;
-    private AgentClient client;
+    private Wire wire;
+    private DogamaClient client;
     /** Environment for the agent's process on top of the test's own, e.g. JVM options. */
     private final Map<String, String> agentEnvironment;
 
@@ -189,8 +193,12 @@ class AgentUnderTest implements AutoCloseable {
         if (port != listenPort) {
             throw new AssertionError("e2e: the agent listens on " + port + ", the config says " + listenPort);
         }
-        client = new AgentClient("127.0.0.1", port, new Signer(secretLine));
-        AgentClient.Response health = client.get("/v1/health");
+        if (client != null) {
+            client.close();
+        }
+        client = DogamaClient.builder().uri(URI.create("http://127.0.0.1:" + port)).secret(secretLine).build();
+        wire = new Wire("127.0.0.1", port, client, RequestSigner.of(secretLine));
+        Wire.Response health = wire.get("/v1/health");
         if (health.status() != 200) {
             throw new AssertionError("e2e: signed health after start answered " + health + "\n" + logTail());
         }
@@ -262,6 +270,12 @@ class AgentUnderTest implements AutoCloseable {
     public void close() {
         List<Throwable> failures = new ArrayList<>();
         run(failures, this::stopAgent);
+        if (client != null) {
+            DogamaClient c = client;
+            client = null;
+            wire = null;
+            run(failures, c::close);
+        }
         if (engine != null && token != null) {
             run(failures, () -> engine.removeForce(engine.containersOf(token)));
             List<String> nets = new ArrayList<>(extraNetworks);
@@ -318,8 +332,14 @@ class AgentUnderTest implements AutoCloseable {
         return engine;
     }
 
-    final AgentClient client() {
+    /** @return the agent's own Java client (modules/client), signing with this run's secret */
+    final DogamaClient client() {
         return client;
+    }
+
+    /** @return signed and unsigned requests exactly as written, every answer checked against docs/openapi.yaml */
+    final Wire wire() {
+        return wire;
     }
 
     /** @return the configured allowed root (a symlink to {@link #realRoot()}) */
@@ -342,6 +362,16 @@ class AgentUnderTest implements AutoCloseable {
 
     final Path base() {
         return base;
+    }
+
+    /** @return the agent's config file */
+    final Path config() {
+        return config;
+    }
+
+    /** @return the agent's secret file (mode 0600), for scripts/dogama-curl */
+    final Path secretFile() {
+        return secretFile;
     }
 
     /** @return the approved network of this run */

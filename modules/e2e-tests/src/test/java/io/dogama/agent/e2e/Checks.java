@@ -41,7 +41,7 @@ final class Checks {
      *
      * @return the violations (empty unless plan_rejected)
      */
-    static Set<V> assertProblem(AgentClient.Response r, int status, String code) {
+    static Set<V> assertProblem(Wire.Response r, int status, String code) {
         assertEquals(status, r.status(), () -> "status of " + r);
         assertTrue(r.contentType().startsWith("application/problem+json"), () -> "media type of " + r);
         Map<String, Object> p = r.json();
@@ -66,13 +66,13 @@ final class Checks {
     }
 
     /** 422 plan_rejected whose violations are exactly these. */
-    static void assertRejected(AgentClient.Response r, V... expected) {
+    static void assertRejected(Wire.Response r, V... expected) {
         Set<V> got = assertProblem(r, 422, "plan_rejected");
         assertEquals(Set.of(expected), got, () -> "violations of " + r);
     }
 
     /** 422 plan_rejected whose violations include these (others may accompany them). */
-    static void assertRejectedWith(AgentClient.Response r, V... expected) {
+    static void assertRejectedWith(Wire.Response r, V... expected) {
         Set<V> got = assertProblem(r, 422, "plan_rejected");
         assertTrue(got.containsAll(Set.of(expected)), () -> "violations of " + r + " lack " + List.of(expected));
     }
@@ -82,7 +82,7 @@ final class Checks {
      * except the plan digest, or a 12-hex short form of this run's containers), no socket path, no
      * data directory, no real path behind the configured root, no Docker error text, no stack trace.
      */
-    static void assertNoLeak(AgentUnderTest a, AgentClient.Response r, List<String> containerIds) {
+    static void assertNoLeak(AgentUnderTest a, Wire.Response r, List<String> containerIds) {
         String body = r.body();
         String scrubbed = DIGEST_FIELD.matcher(body).replaceAll("\"planDigest\":\"\"");
         Matcher m = HEX64.matcher(scrubbed);
@@ -105,10 +105,10 @@ final class Checks {
      * reported no container event for them meanwhile (so nothing was created and removed again).
      * Also checks the response for leaks.
      */
-    static AgentClient.Response unchanged(AgentUnderTest a, Supplier<AgentClient.Response> request) {
+    static Wire.Response unchanged(AgentUnderTest a, Supplier<Wire.Response> request) {
         Engine.Snapshot before = a.engine().snapshot(a.token());
         Instant since = Instant.now();
-        AgentClient.Response r = request.get();
+        Wire.Response r = request.get();
         Instant until = Instant.now();
         Engine.Snapshot after = a.engine().snapshot(a.token());
         assertEquals(before, after, () -> "Docker changed by a request answered " + r);

@@ -29,15 +29,15 @@ class ImageSubstitutionE2ETest {
     void anotherImageUnderThePinnedTagIsRefusedBeforeAnythingIsCreated() throws Exception {
         Plans.Plan plan = e2e.plan(e2e.instanceId("subst"));
         // control: the very plan is accepted while the tag names the pinned image
-        assertEquals(201, e2e.client().post("/v1/instances", plan.json()).status());
-        assertEquals(204, e2e.client().delete("/v1/instances/" + plan.id()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", plan.json()).status());
+        assertEquals(204, e2e.wire().delete("/v1/instances/" + plan.id()).status());
 
         String fake = importTinyImage();
         assertNotEquals(e2e.pinnedImageId(), fake);
-        AgentClient.Response r;
+        Wire.Response r;
         try {
             e2e.engine().run("tag", fake, AgentUnderTest.DEMO_IMAGE);
-            r = unchanged(e2e, () -> e2e.client().post("/v1/instances", plan.json()));
+            r = unchanged(e2e, () -> e2e.wire().post("/v1/instances", plan.json()));
         } finally {
             e2e.engine().run("tag", e2e.pinnedImageId(), AgentUnderTest.DEMO_IMAGE);
             assertEquals(e2e.pinnedImageId(), e2e.engine().run("image", "inspect", "--format", "{{.Id}}",
@@ -47,8 +47,8 @@ class ImageSubstitutionE2ETest {
         assertRejected(r, v("image", "image_substituted"));
 
         // and with the tag restored the same plan is fine again
-        assertEquals(201, e2e.client().post("/v1/instances", plan.json()).status());
-        assertEquals(204, e2e.client().delete("/v1/instances/" + plan.id()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", plan.json()).status());
+        assertEquals(204, e2e.wire().delete("/v1/instances/" + plan.id()).status());
     }
 
     /** @return the ID of a one-file image made with {@code docker import}, tagged with this run's token */

@@ -24,7 +24,15 @@ final class Jcs {
     static String planDigest(Map<String, Object> plan) {
         Map<String, Object> copy = new TreeMap<>(plan);
         copy.remove("planDigest");
-        return "sha256:" + Signer.sha256Hex(canonical(copy).getBytes(StandardCharsets.UTF_8));
+        return "sha256:" + sha256Hex(canonical(copy).getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String sha256Hex(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError("SHA-256 missing from the JDK", e);
+        }
     }
 
     private static void write(Object value, StringBuilder out) {

@@ -73,10 +73,10 @@ public final class LoadRun {
             List<String> registered = new ArrayList<>();
             for (int i = 0; i < instances; i++) {
                 Plans.Plan p = agent.plan(agent.instanceId(String.format("list-%02d", i)));
-                expect(agent.client().post("/v1/instances", p.json()), 201);
+                expect(agent.wire().post("/v1/instances", p.json()), 201);
                 registered.add(p.id());
             }
-            int listed = Json.array(agent.client().get("/v1/instances").json().get("instances")).size();
+            int listed = Json.array(agent.wire().get("/v1/instances").json().get("instances")).size();
 
             fsync(agent.dataDir(), "before the GET runs");
             OUT.println();
@@ -93,7 +93,7 @@ public final class LoadRun {
             OUT.println();
 
             for (String id : registered) {
-                expect(agent.client().delete("/v1/instances/" + id), 204);
+                expect(agent.wire().delete("/v1/instances/" + id), 204);
             }
             cycles(agent, cycles);
             OUT.printf("load average after the run %s%n", Files.readString(Path.of("/proc/loadavg")).strip());
@@ -134,7 +134,7 @@ public final class LoadRun {
                         if (t0 >= end) {
                             break;
                         }
-                        AgentClient.Response r = agent.client().get(path);
+                        Wire.Response r = agent.wire().get(path);
                         long t1 = System.nanoTime();
                         if (t0 >= measureFrom && t1 <= end) {
                             if (r.status() == 200) {
@@ -176,20 +176,20 @@ public final class LoadRun {
                 String path = "/v1/instances/" + p.id();
                 long[] a = new long[4];
                 long t = System.nanoTime();
-                expect(agent.client().post("/v1/instances", p.json()), 201);
+                expect(agent.wire().post("/v1/instances", p.json()), 201);
                 a[0] = System.nanoTime() - t;
                 if (image == null) {
                     // the reference the agent gives the engine, for an equal direct create body
                     image = (String) Json.object(agent.engine().inspect("dogama-" + p.id()).get("Config")).get("Image");
                 }
                 t = System.nanoTime();
-                expect(agent.client().post(path + "/start"), 200);
+                expect(agent.wire().post(path + "/start"), 200);
                 a[1] = System.nanoTime() - t;
                 t = System.nanoTime();
-                expect(agent.client().post(path + "/stop", "{\"timeoutSeconds\":" + STOP_TIMEOUT_SECONDS + "}"), 200);
+                expect(agent.wire().post(path + "/stop", "{\"timeoutSeconds\":" + STOP_TIMEOUT_SECONDS + "}"), 200);
                 a[2] = System.nanoTime() - t;
                 t = System.nanoTime();
-                expect(agent.client().delete(path), 204);
+                expect(agent.wire().delete(path), 204);
                 a[3] = System.nanoTime() - t;
 
                 String name = "e2e-" + agent.token() + String.format("-direct-%03d", i);
@@ -314,7 +314,7 @@ public final class LoadRun {
 
     // ------------------------------------------------------------------ helpers
 
-    private static void expect(AgentClient.Response r, int status) {
+    private static void expect(Wire.Response r, int status) {
         if (r.status() != status) {
             throw new AssertionError("load run: expected " + status + ", got " + r);
         }

@@ -26,12 +26,12 @@ class PlanRejectionE2ETest {
     @RegisterExtension
     static final E2E e2e = new E2E();
 
-    private static AgentClient.Response create(Plans.Plan p) {
-        return unchanged(e2e, () -> e2e.client().post("/v1/instances", p.json()));
+    private static Wire.Response create(Plans.Plan p) {
+        return unchanged(e2e, () -> e2e.wire().post("/v1/instances", p.json()));
     }
 
-    private static AgentClient.Response checkDisk(String... paths) {
-        return unchanged(e2e, () -> e2e.client().post("/v1/check-disk", Json.write(Map.of("paths", List.of(paths)))));
+    private static Wire.Response checkDisk(String... paths) {
+        return unchanged(e2e, () -> e2e.wire().post("/v1/check-disk", Json.write(Map.of("paths", List.of(paths)))));
     }
 
     private static Plans.Plan withSource(Plans.Plan p, String source) {
@@ -55,7 +55,7 @@ class PlanRejectionE2ETest {
             q.map("labels").put(key, "true");
             assertRejectedWith(create(q), v("labels." + key, "reserved_label"));
         }
-        assertFalse(e2e.client().get("/v1/instances").body().contains(p.id()));
+        assertFalse(e2e.wire().get("/v1/instances").body().contains(p.id()));
     }
 
     @Test
@@ -102,7 +102,7 @@ class PlanRejectionE2ETest {
         assertRejectedWith(checkDisk(toData.toString()), v("paths[0]", "data_dir"));
         // a symlink that stays inside the root is fine
         Path inside = Files.createSymbolicLink(dir.resolve("inside"), Path.of("data"));
-        AgentClient.Response ok = e2e.client().post("/v1/check-disk", Json.write(Map.of("paths", List.of(inside.toString()))));
+        Wire.Response ok = e2e.wire().post("/v1/check-disk", Json.write(Map.of("paths", List.of(inside.toString()))));
         assertEquals(200, ok.status(), ok::toString);
         Checks.assertNoLeak(e2e, ok, List.of());
     }
@@ -111,16 +111,16 @@ class PlanRejectionE2ETest {
     void aSourceSwappedForASymlinkAfterCreateIsCaughtBeforeStartAndRestart() throws Exception {
         Plans.Plan p = e2e.plan(e2e.instanceId("swap"));
         String path = "/v1/instances/" + p.id();
-        assertEquals(201, e2e.client().post("/v1/instances", p.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", p.json()).status());
         Path data = Path.of((String) p.mount(0).get("source"));
         Path moved = data.resolveSibling("data-moved");
         try {
             Files.move(data, moved);
             Files.createSymbolicLink(data, e2e.outside());
             Map<String, Object> before = e2e.engine().inspect("dogama-" + p.id());
-            AgentClient.Response start = unchanged(e2e, () -> e2e.client().post(path + "/start"));
+            Wire.Response start = unchanged(e2e, () -> e2e.wire().post(path + "/start"));
             assertRejectedWith(start, v("mounts[0].source", "outside_allowed_root"));
-            AgentClient.Response restart = unchanged(e2e, () -> e2e.client().post(path + "/restart"));
+            Wire.Response restart = unchanged(e2e, () -> e2e.wire().post(path + "/restart"));
             assertRejectedWith(restart, v("mounts[0].source", "outside_allowed_root"));
             assertEquals(Json.object(before.get("State")).get("Status"),
                     Json.object(e2e.engine().inspect("dogama-" + p.id()).get("State")).get("Status"));
@@ -129,7 +129,7 @@ class PlanRejectionE2ETest {
             if (Files.exists(moved)) {
                 Files.move(moved, data);
             }
-            assertEquals(204, e2e.client().delete(path).status());
+            assertEquals(204, e2e.wire().delete(path).status());
         }
     }
 
@@ -174,9 +174,9 @@ class PlanRejectionE2ETest {
         big.map("resources").put("memoryBytes", 1L << 30);
         assertRejectedWith(create(big), v("resources.memoryBytes", "resource_out_of_bounds"));
         // the pinned command repeated exactly is fine (SPEC 8.2): not a rejection
-        AgentClient.Response same = e2e.client().post("/v1/instances", p.with("command", Plans.DEMO_COMMAND).json());
+        Wire.Response same = e2e.wire().post("/v1/instances", p.with("command", Plans.DEMO_COMMAND).json());
         assertEquals(201, same.status(), same::toString);
-        assertEquals(204, e2e.client().delete("/v1/instances/" + p.id()).status());
+        assertEquals(204, e2e.wire().delete("/v1/instances/" + p.id()).status());
     }
 
     @Test
@@ -242,20 +242,20 @@ class PlanRejectionE2ETest {
     @Test
     void twoInstancesOnOneHostPortConflict() {
         Plans.Plan first = e2e.plan(e2e.instanceId("pc-a"));
-        assertEquals(201, e2e.client().post("/v1/instances", first.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", first.json()).status());
         try {
             Plans.Plan second = e2e.plan(e2e.instanceId("pc-b"));
             second.port(0).put("hostPort", first.hostPort());
             // the first is only created (not running): the registry still reserves its port
             assertProblem(create(second), 409, "port_conflict");
-            assertEquals(200, e2e.client().post("/v1/instances/" + first.id() + "/start").status());
+            assertEquals(200, e2e.wire().post("/v1/instances/" + first.id() + "/start").status());
             assertProblem(create(second), 409, "port_conflict");
             // a port conflict among other violations is one violation of plan_rejected
             assertRejected(create(second.with("networks", List.of("host"))), v("ports[0].hostPort", "port_conflict"),
                     v("networks[0]", "network_not_approved"));
-            assertFalse(e2e.client().get("/v1/instances").body().contains(second.id()));
+            assertFalse(e2e.wire().get("/v1/instances").body().contains(second.id()));
         } finally {
-            assertEquals(204, e2e.client().delete("/v1/instances/" + first.id()).status());
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + first.id()).status());
         }
     }
 

@@ -41,7 +41,7 @@ class RoutesE2ETest {
 
     @Test
     void healthIsOk() {
-        AgentClient.Response r = e2e.client().get("/v1/health");
+        Wire.Response r = e2e.wire().get("/v1/health");
         assertEquals(200, r.status(), r::toString);
         assertTrue(r.contentType().startsWith("application/json"), r::toString);
         assertEquals(Map.of("status", "ok"), r.json());
@@ -52,7 +52,7 @@ class RoutesE2ETest {
         String id = e2e.instanceId("disk");
         Path data = e2e.instanceData(id);
         List<String> paths = List.of(data.toString(), e2e.root().toString());
-        AgentClient.Response r = e2e.client().post("/v1/check-disk", Json.write(Map.of("paths", paths)));
+        Wire.Response r = e2e.wire().post("/v1/check-disk", Json.write(Map.of("paths", paths)));
         assertEquals(200, r.status(), r::toString);
         List<Object> out = Json.array(r.json().get("paths"));
         assertEquals(2, out.size(), r::toString);
@@ -71,10 +71,10 @@ class RoutesE2ETest {
     void listShowsRegisteredInstancesOnlySortedByIdWithoutContainerDetails() {
         Plans.Plan b = e2e.plan(e2e.instanceId("list-b"));
         Plans.Plan a = e2e.plan(e2e.instanceId("list-a"));
-        assertEquals(201, e2e.client().post("/v1/instances", b.json()).status());
-        assertEquals(201, e2e.client().post("/v1/instances", a.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", b.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", a.json()).status());
         try {
-            AgentClient.Response r = e2e.client().get("/v1/instances");
+            Wire.Response r = e2e.wire().get("/v1/instances");
             assertEquals(200, r.status(), r::toString);
             assertEquals(Set.of("instances"), r.json().keySet());
             List<String> ids = new ArrayList<>();
@@ -93,8 +93,8 @@ class RoutesE2ETest {
             }
             assertNoLeak(e2e, r, e2e.engine().containersOf(e2e.token()));
         } finally {
-            assertEquals(204, e2e.client().delete("/v1/instances/" + a.id()).status());
-            assertEquals(204, e2e.client().delete("/v1/instances/" + b.id()).status());
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + a.id()).status());
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + b.id()).status());
         }
     }
 
@@ -109,12 +109,12 @@ class RoutesE2ETest {
         String checkPorts = Json.write(Map.of("bindings", List.of(binding)));
 
         // check-ports before: free
-        AgentClient.Response free = e2e.client().post("/v1/check-ports", checkPorts);
+        Wire.Response free = e2e.wire().post("/v1/check-ports", checkPorts);
         assertEquals(200, free.status(), free::toString);
         assertEquals(Map.of("bindings", List.of(withAvailable(binding, true))), free.json());
 
         // create: 201, CREATED, the container exists with the fixed baseline
-        AgentClient.Response created = e2e.client().post("/v1/instances", plan.json());
+        Wire.Response created = e2e.wire().post("/v1/instances", plan.json());
         assertEquals(201, created.status(), created::toString);
         Map<String, Object> inst = assertInstance(created, id, "CREATED", "created", 0);
         assertEquals(plan.digest(), inst.get("planDigest"), "the digest of SPEC 6, computed independently");
@@ -125,17 +125,17 @@ class RoutesE2ETest {
         assertNoLeak(e2e, created, List.of(containerId));
 
         // check-ports after: taken by a registered instance, nothing said about who
-        AgentClient.Response taken = e2e.client().post("/v1/check-ports", checkPorts);
+        Wire.Response taken = e2e.wire().post("/v1/check-ports", checkPorts);
         assertEquals(Map.of("bindings", List.of(withAvailable(binding, false))), taken.json());
         assertNoLeak(e2e, taken, List.of(containerId));
 
         // inspect
-        AgentClient.Response inspected = e2e.client().get(path);
+        Wire.Response inspected = e2e.wire().get(path);
         assertEquals(200, inspected.status(), inspected::toString);
         assertEquals(created.json(), inspected.json());
 
         // start, and the demo serves the bind-mounted file on the published port
-        AgentClient.Response started = e2e.client().post(path + "/start");
+        Wire.Response started = e2e.wire().post(path + "/start");
         assertEquals(200, started.status(), started::toString);
         Map<String, Object> running = assertInstance(started, id, "RUNNING", "running", 0);
         assertTrue(Json.object(running.get("container")).get("startedAt") instanceof String, started::toString);
@@ -145,12 +145,12 @@ class RoutesE2ETest {
         assertNoLeak(e2e, started, List.of(containerId));
 
         // start again: success, the container was not restarted
-        AgentClient.Response again = unchanged(e2e, () -> e2e.client().post(path + "/start"));
+        Wire.Response again = unchanged(e2e, () -> e2e.wire().post(path + "/start"));
         assertEquals(200, again.status(), again::toString);
         assertInstance(again, id, "RUNNING", "running", 0);
 
         // stats of the running container
-        AgentClient.Response stats = e2e.client().get(path + "/stats");
+        Wire.Response stats = e2e.wire().get(path + "/stats");
         assertEquals(200, stats.status(), stats::toString);
         Map<String, Object> s = stats.json();
         assertEquals(STATS_KEYS, s.keySet());
@@ -161,62 +161,62 @@ class RoutesE2ETest {
         assertNoLeak(e2e, stats, List.of(containerId));
 
         // stop with a timeout
-        AgentClient.Response stopped = e2e.client().post(path + "/stop", "{\"timeoutSeconds\":5}");
+        Wire.Response stopped = e2e.wire().post(path + "/stop", "{\"timeoutSeconds\":5}");
         assertEquals(200, stopped.status(), stopped::toString);
         assertInstance(stopped, id, "STOPPED", "exited", 0);
         assertEquals("exited", state(container).get("Status"));
 
         // stop again: success, nothing touched
-        AgentClient.Response stoppedAgain = unchanged(e2e, () -> e2e.client().post(path + "/stop", "{\"timeoutSeconds\":5}"));
+        Wire.Response stoppedAgain = unchanged(e2e, () -> e2e.wire().post(path + "/stop", "{\"timeoutSeconds\":5}"));
         assertEquals(200, stoppedAgain.status(), stoppedAgain::toString);
         assertInstance(stoppedAgain, id, "STOPPED", "exited", 0);
 
         // restart from stopped, then restart while running: a new start each time
-        AgentClient.Response restarted = e2e.client().post(path + "/restart", "{\"timeoutSeconds\":5}");
+        Wire.Response restarted = e2e.wire().post(path + "/restart", "{\"timeoutSeconds\":5}");
         assertEquals(200, restarted.status(), restarted::toString);
         assertInstance(restarted, id, "RUNNING", "running", 0);
         String firstStart = (String) state(container).get("StartedAt");
         assertNotEquals(afterStart.get("StartedAt"), firstStart);
-        AgentClient.Response restartedRunning = e2e.client().post(path + "/restart");
+        Wire.Response restartedRunning = e2e.wire().post(path + "/restart");
         assertEquals(200, restartedRunning.status(), restartedRunning::toString);
         assertInstance(restartedRunning, id, "RUNNING", "running", 0);
         assertNotEquals(firstStart, state(container).get("StartedAt"), "restart of a running container starts it anew");
         assertEquals("hello from " + id + "\n", fetch(port));
 
         // stop without a body (default timeout), then delete
-        AgentClient.Response stopDefault = e2e.client().post(path + "/stop");
+        Wire.Response stopDefault = e2e.wire().post(path + "/stop");
         assertEquals(200, stopDefault.status(), stopDefault::toString);
         assertInstance(stopDefault, id, "STOPPED", "exited", 0);
 
         Path index = Path.of(plan.mount(0).get("source").toString(), "index.html");
-        AgentClient.Response deleted = e2e.client().delete(path);
+        Wire.Response deleted = e2e.wire().delete(path);
         assertEquals(204, deleted.status(), deleted::toString);
         assertEquals("", deleted.body());
         assertNull(e2e.engine().inspect(containerId), "the container is removed");
         assertTrue(Files.isRegularFile(index), "host data is kept");
         assertEquals("hello from " + id + "\n", Files.readString(index));
-        assertProblem(e2e.client().get(path), 404, "unknown_instance");
-        AgentClient.Response list = e2e.client().get("/v1/instances");
+        assertProblem(e2e.wire().get(path), 404, "unknown_instance");
+        Wire.Response list = e2e.wire().get("/v1/instances");
         assertFalse(list.body().contains(id), "the registration ended: " + list);
-        AgentClient.Response freeAgain = e2e.client().post("/v1/check-ports", checkPorts);
+        Wire.Response freeAgain = e2e.wire().post("/v1/check-ports", checkPorts);
         assertEquals(Map.of("bindings", List.of(withAvailable(binding, true))), freeAgain.json());
     }
 
     @Test
     void anIdenticalCreateIsIdempotentAndADifferentPlanUnderTheSameIdIsRefused() {
         Plans.Plan plan = e2e.plan(e2e.instanceId("idem"));
-        AgentClient.Response first = e2e.client().post("/v1/instances", plan.json());
+        Wire.Response first = e2e.wire().post("/v1/instances", plan.json());
         assertEquals(201, first.status(), first::toString);
         try {
-            AgentClient.Response second = unchanged(e2e, () -> e2e.client().post("/v1/instances", plan.json()));
+            Wire.Response second = unchanged(e2e, () -> e2e.wire().post("/v1/instances", plan.json()));
             assertEquals(200, second.status(), second::toString);
             assertEquals(first.json(), second.json());
             Plans.Plan other = plan.copy();
             other.map("env").put("GREETING", "changed");
-            AgentClient.Response conflict = unchanged(e2e, () -> e2e.client().post("/v1/instances", other.json()));
+            Wire.Response conflict = unchanged(e2e, () -> e2e.wire().post("/v1/instances", other.json()));
             assertProblem(conflict, 409, "instance_exists");
         } finally {
-            assertEquals(204, e2e.client().delete("/v1/instances/" + plan.id()).status());
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + plan.id()).status());
         }
     }
 
@@ -225,19 +225,19 @@ class RoutesE2ETest {
         Plans.Plan plan = e2e.plan(e2e.instanceId("repl"));
         String path = "/v1/instances/" + plan.id();
         String container = "dogama-" + plan.id();
-        assertEquals(201, e2e.client().post("/v1/instances", plan.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", plan.json()).status());
         try {
-            assertEquals(200, e2e.client().post(path + "/start").status());
+            assertEquals(200, e2e.wire().post(path + "/start").status());
             String oldId = (String) e2e.engine().inspect(container).get("Id");
 
             Plans.Plan next = plan.copy();
             next.map("env").put("GREETING", "replaced");
             next.map("labels").put("owner", "e2e-replaced");
-            AgentClient.Response wrong = unchanged(e2e, () -> e2e.client().put(path,
+            Wire.Response wrong = unchanged(e2e, () -> e2e.wire().put(path,
                     "{\"plan\":" + next.json() + ",\"expectedRevision\":7}"));
             assertProblem(wrong, 409, "revision_conflict");
 
-            AgentClient.Response replaced = e2e.client().put(path, "{\"plan\":" + next.json() + ",\"expectedRevision\":0}");
+            Wire.Response replaced = e2e.wire().put(path, "{\"plan\":" + next.json() + ",\"expectedRevision\":0}");
             assertEquals(200, replaced.status(), replaced::toString);
             Map<String, Object> inst = assertInstance(replaced, plan.id(), "RUNNING", "running", 1);
             assertEquals(next.digest(), inst.get("planDigest"));
@@ -251,11 +251,11 @@ class RoutesE2ETest {
             assertNoLeak(e2e, replaced, List.of(oldId, (String) c.get("Id")));
 
             // the revision moved on: 0 is now the wrong one
-            AgentClient.Response stale = unchanged(e2e, () -> e2e.client().put(path,
+            Wire.Response stale = unchanged(e2e, () -> e2e.wire().put(path,
                     "{\"plan\":" + plan.json() + ",\"expectedRevision\":0}"));
             assertProblem(stale, 409, "revision_conflict");
         } finally {
-            assertEquals(204, e2e.client().delete(path).status());
+            assertEquals(204, e2e.wire().delete(path).status());
         }
     }
 
@@ -267,7 +267,7 @@ class RoutesE2ETest {
         return m;
     }
 
-    static Map<String, Object> assertInstance(AgentClient.Response r, String id, String state, String status, int revision) {
+    static Map<String, Object> assertInstance(Wire.Response r, String id, String state, String status, int revision) {
         Map<String, Object> m = r.json();
         assertEquals(INSTANCE_KEYS, m.keySet(), r::toString);
         assertEquals(id, m.get("instanceId"));

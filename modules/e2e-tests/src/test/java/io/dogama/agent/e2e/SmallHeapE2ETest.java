@@ -43,7 +43,7 @@ class SmallHeapE2ETest {
         try {
             List<Future<String>> answers = new ArrayList<>();
             for (int i = 0; i < ATTACKERS; i++) {
-                answers.add(pool.submit(() -> attack(e2e.client().port())));
+                answers.add(pool.submit(() -> attack(e2e.wire().port())));
             }
             for (Future<String> answer : answers) {
                 String statusLine = answer.get(ANSWER_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
@@ -52,9 +52,9 @@ class SmallHeapE2ETest {
         } finally {
             pool.shutdownNow();
         }
-        AgentClient.Response health = e2e.client().get("/v1/health");
+        Wire.Response health = e2e.wire().get("/v1/health");
         assertEquals(200, health.status(), health + "\n" + e2e.logTail());
-        assertEquals(200, e2e.client().get("/v1/instances").status());
+        assertEquals(200, e2e.wire().get("/v1/instances").status());
         assertTrue(!e2e.logTail().contains("OutOfMemoryError"), e2e.logTail());
     }
 

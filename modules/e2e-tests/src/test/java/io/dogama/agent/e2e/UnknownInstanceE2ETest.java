@@ -25,19 +25,19 @@ class UnknownInstanceE2ETest {
     @BeforeAll
     static void aRegisteredRunningNeighbour() {
         registered = e2e.plan(e2e.instanceId("neighbour"));
-        assertEquals(201, e2e.client().post("/v1/instances", registered.json()).status());
-        assertEquals(200, e2e.client().post("/v1/instances/" + registered.id() + "/start").status());
+        assertEquals(201, e2e.wire().post("/v1/instances", registered.json()).status());
+        assertEquals(200, e2e.wire().post("/v1/instances/" + registered.id() + "/start").status());
     }
 
     @AfterAll
     static void removeTheNeighbour() {
-        assertEquals(204, e2e.client().delete("/v1/instances/" + registered.id()).status());
+        assertEquals(204, e2e.wire().delete("/v1/instances/" + registered.id()).status());
     }
 
     /** Every instance route, for one ID. */
-    private static List<AgentClient.Signed> everyRoute(String id, String planJson) {
+    private static List<Wire.Signed> everyRoute(String id, String planJson) {
         String p = "/v1/instances/" + id;
-        AgentClient c = e2e.client();
+        Wire c = e2e.wire();
         return List.of(c.sign("GET", p, null), c.sign("GET", p + "/stats", null), c.sign("POST", p + "/start", null),
                 c.sign("POST", p + "/stop", "{\"timeoutSeconds\":1}"), c.sign("POST", p + "/restart", null),
                 c.sign("DELETE", p, null), c.sign("PUT", p, "{\"plan\":" + planJson + ",\"expectedRevision\":0}"));
@@ -47,8 +47,8 @@ class UnknownInstanceE2ETest {
     void anUnregisteredIdIsUnknownOnEveryRoute() {
         String ghost = e2e.instanceId("ghost");
         Plans.Plan plan = e2e.plan(ghost);
-        for (AgentClient.Signed req : everyRoute(ghost, plan.json())) {
-            AgentClient.Response r = unchanged(e2e, req::send);
+        for (Wire.Signed req : everyRoute(ghost, plan.json())) {
+            Wire.Response r = unchanged(e2e, req::send);
             assertProblem(r, 404, "unknown_instance");
         }
     }
@@ -58,8 +58,8 @@ class UnknownInstanceE2ETest {
         Plans.Plan plan = e2e.plan(e2e.instanceId("malformed"));
         String longId = "a".repeat(64);
         for (String id : List.of("Bad_ID", "ab", "-abc", longId, "dogama-x.y", "x%41y")) {
-            for (AgentClient.Signed req : everyRoute(id, plan.json())) {
-                AgentClient.Response r = unchanged(e2e, req::send);
+            for (Wire.Signed req : everyRoute(id, plan.json())) {
+                Wire.Response r = unchanged(e2e, req::send);
                 assertProblem(r, 404, "not_found");
             }
         }
@@ -70,20 +70,20 @@ class UnknownInstanceE2ETest {
         String id = registered.id();
         for (String path : List.of("/v1/instances/" + id + "/", "/v1/instances/x/../" + id, "/v1/instances/./" + id,
                 "/v1/instances//" + id, "/v1/instances/" + id + "/start/", "/v1//instances/" + id + "/stop")) {
-            AgentClient.Signed req = e2e.client().sign(path.endsWith("stop") || path.contains("start") ? "POST" : "DELETE",
+            Wire.Signed req = e2e.wire().sign(path.endsWith("stop") || path.contains("start") ? "POST" : "DELETE",
                     path, null);
             // raw bytes: the JDK client must not get a chance to normalise the path
-            AgentClient.Response r = unchanged(e2e, () -> e2e.client().raw(req.wire()));
+            Wire.Response r = unchanged(e2e, () -> e2e.wire().raw(req.wire()));
             assertProblem(r, 404, "not_found");
         }
-        assertEquals("RUNNING", e2e.client().get("/v1/instances/" + id).json().get("state"));
+        assertEquals("RUNNING", e2e.wire().get("/v1/instances/" + id).json().get("state"));
     }
 
     @Test
     void aReplaceCannotRetargetAnotherInstanceThroughThePlan() {
         Plans.Plan other = e2e.plan(e2e.instanceId("retarget"));
         String body = "{\"plan\":" + other.json() + ",\"expectedRevision\":0}";
-        AgentClient.Response r = unchanged(e2e, () -> e2e.client().put("/v1/instances/" + registered.id(), body));
+        Wire.Response r = unchanged(e2e, () -> e2e.wire().put("/v1/instances/" + registered.id(), body));
         assertRejected(r, v("plan.instanceId", "instance_mismatch"));
     }
 }

@@ -61,9 +61,9 @@ class UnrelatedContainersE2ETest {
     }
 
     /** Every instance route for one ID. */
-    private static List<AgentClient.Signed> everyRoute(String id) {
+    private static List<Wire.Signed> everyRoute(String id) {
         String p = "/v1/instances/" + id;
-        AgentClient c = e2e.client();
+        Wire c = e2e.wire();
         Plans.Plan plan = forgedPlan.with("instanceId", id);
         return List.of(c.sign("GET", p, null), c.sign("GET", p + "/stats", null), c.sign("POST", p + "/start", null),
                 c.sign("POST", p + "/stop", "{\"timeoutSeconds\":1}"), c.sign("POST", p + "/restart", null),
@@ -74,9 +74,9 @@ class UnrelatedContainersE2ETest {
     @Order(1)
     void theyAreNeverListedNextToARegisteredInstance() {
         Plans.Plan mine = e2e.plan(e2e.instanceId("mine"));
-        assertEquals(201, e2e.client().post("/v1/instances", mine.json()).status());
+        assertEquals(201, e2e.wire().post("/v1/instances", mine.json()).status());
         try {
-            AgentClient.Response list = unchanged(e2e, () -> e2e.client().get("/v1/instances"));
+            Wire.Response list = unchanged(e2e, () -> e2e.wire().get("/v1/instances"));
             assertEquals(200, list.status());
             List<Object> instances = Json.array(list.json().get("instances"));
             assertEquals(1, instances.size(), list::toString);
@@ -85,7 +85,7 @@ class UnrelatedContainersE2ETest {
                 assertFalse(list.body().contains(t), t + " in " + list);
             }
         } finally {
-            assertEquals(204, e2e.client().delete("/v1/instances/" + mine.id()).status());
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + mine.id()).status());
         }
     }
 
@@ -93,7 +93,7 @@ class UnrelatedContainersE2ETest {
     @Order(2)
     void everyRouteOnTheirNamesAndIdsIsUnknownAndTouchesNothing() {
         for (String t : targets) {
-            for (AgentClient.Signed req : everyRoute(t)) {
+            for (Wire.Signed req : everyRoute(t)) {
                 assertProblem(unchanged(e2e, req::send), 404, "unknown_instance");
             }
         }
@@ -103,13 +103,13 @@ class UnrelatedContainersE2ETest {
     @Order(3)
     void aCreateUnderAnOccupiedNameIsRefusedAndTheOccupantNeitherRemovedNorAdopted() {
         // the forged container carries exactly the labels and digest this plan would get
-        assertProblem(unchanged(e2e, () -> e2e.client().post("/v1/instances", forgedPlan.json())), 409, "instance_exists");
+        assertProblem(unchanged(e2e, () -> e2e.wire().post("/v1/instances", forgedPlan.json())), 409, "instance_exists");
         Plans.Plan squat = e2e.plan(squatId);
-        assertProblem(unchanged(e2e, () -> e2e.client().post("/v1/instances", squat.json())), 409, "instance_exists");
+        assertProblem(unchanged(e2e, () -> e2e.wire().post("/v1/instances", squat.json())), 409, "instance_exists");
         // the failed creates left no registration behind
-        assertProblem(e2e.client().get("/v1/instances/" + forgedId), 404, "unknown_instance");
-        assertProblem(e2e.client().get("/v1/instances/" + squatId), 404, "unknown_instance");
-        assertEquals(List.of(), Json.array(e2e.client().get("/v1/instances").json().get("instances")));
+        assertProblem(e2e.wire().get("/v1/instances/" + forgedId), 404, "unknown_instance");
+        assertProblem(e2e.wire().get("/v1/instances/" + squatId), 404, "unknown_instance");
+        assertEquals(List.of(), Json.array(e2e.wire().get("/v1/instances").json().get("instances")));
     }
 
     @Test
@@ -117,10 +117,10 @@ class UnrelatedContainersE2ETest {
     void aPortPublishedByAnUnrelatedContainerConflictsWithoutSayingWho() {
         Plans.Plan p = e2e.plan(e2e.instanceId("port"));
         p.port(0).put("hostPort", plainPort);
-        AgentClient.Response create = unchanged(e2e, () -> e2e.client().post("/v1/instances", p.json()));
+        Wire.Response create = unchanged(e2e, () -> e2e.wire().post("/v1/instances", p.json()));
         assertProblem(create, 409, "port_conflict");
         Map<String, Object> binding = Map.of("hostIp", "127.0.0.1", "hostPort", plainPort, "protocol", "tcp");
-        AgentClient.Response check = unchanged(e2e, () -> e2e.client().post("/v1/check-ports",
+        Wire.Response check = unchanged(e2e, () -> e2e.wire().post("/v1/check-ports",
                 Json.write(Map.of("bindings", List.of(binding)))));
         assertEquals(200, check.status(), check::toString);
         Map<String, Object> expected = new java.util.HashMap<>(binding);
@@ -134,9 +134,9 @@ class UnrelatedContainersE2ETest {
         Plans.Plan p = e2e.plan(e2e.instanceId("swapped"));
         String path = "/v1/instances/" + p.id();
         String name = "dogama-" + p.id();
-        AgentClient.Response created = e2e.client().post("/v1/instances", p.json());
+        Wire.Response created = e2e.wire().post("/v1/instances", p.json());
         assertEquals(201, created.status(), created::toString);
-        assertEquals(200, e2e.client().post(path + "/start").status());
+        assertEquals(200, e2e.wire().post(path + "/start").status());
         // behind the agent's back: the real container goes, an impostor with every right label comes
         Engine d = e2e.engine();
         d.run("rm", "-f", name);
@@ -147,20 +147,20 @@ class UnrelatedContainersE2ETest {
                 AgentUnderTest.DEMO_IMAGE).strip();
         try {
             for (String op : List.of("/start", "/stop", "/restart")) {
-                assertProblem(unchanged(e2e, () -> e2e.client().post(path + op)), 409, "identity_mismatch");
+                assertProblem(unchanged(e2e, () -> e2e.wire().post(path + op)), 409, "identity_mismatch");
             }
-            assertProblem(unchanged(e2e, () -> e2e.client().get(path + "/stats")), 409, "identity_mismatch");
+            assertProblem(unchanged(e2e, () -> e2e.wire().get(path + "/stats")), 409, "identity_mismatch");
             Plans.Plan next = p.copy();
             next.map("env").put("GREETING", "next");
-            AgentClient.Response replace = unchanged(e2e, () -> e2e.client().put(path,
+            Wire.Response replace = unchanged(e2e, () -> e2e.wire().put(path,
                     "{\"plan\":" + next.json() + ",\"expectedRevision\":0}"));
             assertProblem(replace, 409, "identity_mismatch");
-            AgentClient.Response inspect = unchanged(e2e, () -> e2e.client().get(path));
+            Wire.Response inspect = unchanged(e2e, () -> e2e.wire().get(path));
             assertEquals(200, inspect.status(), inspect::toString);
             assertEquals("missing", Json.object(inspect.json().get("container")).get("status"),
                     "the registered container is gone; the impostor is not it");
             // delete ends the registration; the impostor is not the registered container and stays
-            AgentClient.Response delete = unchanged(e2e, () -> e2e.client().delete(path));
+            Wire.Response delete = unchanged(e2e, () -> e2e.wire().delete(path));
             assertEquals(204, delete.status(), delete::toString);
             Map<String, Object> still = d.inspect(impostor);
             assertNotNull(still, "the impostor was removed");
@@ -173,13 +173,13 @@ class UnrelatedContainersE2ETest {
     @Test
     @Order(6)
     void aRestartReconcilesWithoutAdoptingOrTouchingAnyOfThem() {
-        AgentClient.Response list = unchanged(e2e, () -> {
+        Wire.Response list = unchanged(e2e, () -> {
             e2e.restart();
-            return e2e.client().get("/v1/instances");
+            return e2e.wire().get("/v1/instances");
         });
         assertEquals(List.of(), Json.array(list.json().get("instances")));
         for (String t : List.of(forgedId, squatId)) {
-            assertProblem(e2e.client().get("/v1/instances/" + t), 404, "unknown_instance");
+            assertProblem(e2e.wire().get("/v1/instances/" + t), 404, "unknown_instance");
         }
         assertTrue(e2e.engine().containersOf(e2e.token()).size() >= 3, "the unrelated containers are all still there");
     }

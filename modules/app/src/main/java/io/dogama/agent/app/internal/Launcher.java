@@ -48,13 +48,32 @@ public final class Launcher {
             err.println("usage: dogama-agent health --config FILE (or " + CONFIG_ENV + ")");
             return USAGE;
         }
+        // Offline tools for plan authors (no engine, no secret): ValidateCommand, DigestCommand, CatalogCommand.
+        if (!a.isEmpty() && a.get(0).equals("validate")) {
+            if (a.size() == 4 && a.get(1).equals("--config")) {
+                return ValidateCommand.run(Path.of(a.get(2)), Path.of(a.get(3)), out, err);
+            }
+            err.println("usage: dogama-agent validate --config FILE PLAN.json");
+            return USAGE;
+        }
+        if (!a.isEmpty() && a.get(0).equals("digest")) {
+            if (a.size() == 2) {
+                return DigestCommand.run(Path.of(a.get(1)), out, err);
+            }
+            err.println("usage: dogama-agent digest PLAN.json");
+            return USAGE;
+        }
+        if (a.equals(List.of("catalog"))) {
+            return CatalogCommand.run(out, err);
+        }
         if (a.size() == 2 && a.get(0).equals("--config")) {
             return serve(Path.of(a.get(1)), err);
         }
         if (a.isEmpty() && env.containsKey(CONFIG_ENV)) {
             return serve(Path.of(env.get(CONFIG_ENV)), err);
         }
-        err.println("usage: dogama-agent --version | --self-check | [health] --config FILE (or " + CONFIG_ENV + ")");
+        err.println("usage: dogama-agent --version | --self-check | [health] --config FILE (or " + CONFIG_ENV + ")"
+                + " | validate --config FILE PLAN.json | digest PLAN.json | catalog");
         return USAGE;
     }
 

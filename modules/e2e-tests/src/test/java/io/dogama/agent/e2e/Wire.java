@@ -1,5 +1,8 @@
 package io.dogama.agent.e2e;
 
+import io.dogama.agent.client.DogamaClient;
+import io.dogama.agent.client.RawResponse;
+import io.dogama.agent.client.RequestSigner;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,17 +17,18 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Signed HTTP to the agent: the JDK HttpClient for ordinary calls, a raw socket where the exact
- * bytes matter (a replay resends the very same request). Every call signs afresh (new nonce, the
- * current time) unless a {@link Signed} request is sent again on purpose.
+ * Requests exactly as written, for the tests that need more than the typed client offers: ordinary
+ * signed calls go through {@link DogamaClient#exchange} (the client signs them); a {@link Signed}
+ * request is signed once with {@link RequestSigner} and may be sent any number of times (a replay),
+ * with other headers or on a raw socket where the exact bytes matter. Every answer is checked
+ * against the schemas of docs/openapi.yaml ({@link ApiDocument}).
  */
-final class AgentClient {
+final class Wire {
     /** Longest the tests wait for one response (a stop may take its timeoutSeconds). */
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -32,11 +36,13 @@ final class AgentClient {
     private final HttpClient http;
     private final String host;
     private final int port;
-    private final Signer signer;
+    private final DogamaClient client;
+    private final RequestSigner signer;
 
-    AgentClient(String host, int port, Signer signer) {
+    Wire(String host, int port, DogamaClient client, RequestSigner signer) {
         this.host = host;
         this.port = port;
+        this.client = client;
         this.signer = signer;
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT)
                 .followRedirects(HttpClient.Redirect.NEVER).build();
@@ -59,9 +65,9 @@ final class AgentClient {
     }
 
     /** A request signed once; {@link #send()} may send it any number of times (a replay). */
-    record Signed(AgentClient client, String method, String path, String body, Map<String, String> headers) {
+    record Signed(Wire via, String method, String path, String body, Map<String, String> headers) {
         Response send() {
-            return client.exchange(method, path, body, headers);
+            return via.exchange(method, path, body, headers);
         }
 
         /** @return the whole request as bytes, for a raw socket */
@@ -69,7 +75,7 @@ final class AgentClient {
             byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
             StringBuilder s = new StringBuilder();
             s.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
-            s.append("Host: ").append(client.host).append(':').append(client.port).append("\r\n");
+            s.append("Host: ").append(via.host).append(':').append(via.port).append("\r\n");
             headers.forEach((k, v) -> s.append(k).append(": ").append(v).append("\r\n"));
             if (body != null) {
                 s.append("Content-Type: application/json\r\n");
@@ -84,47 +90,54 @@ final class AgentClient {
         }
     }
 
-    /**
-     * @return RFC 3339 UTC with milliseconds: a freshly started agent refuses requests timestamped
-     *         before its start, which a whole-second timestamp can be for up to a second
-     */
-    static String timestamp(Instant t) {
-        return t.truncatedTo(ChronoUnit.MILLIS).toString();
+    /** @return a fresh nonce, as the client makes them */
+    String nonce() {
+        return signer.nonce();
     }
 
     Signed sign(String method, String path, String body) {
-        return signAt(method, path, body, Instant.now(), Signer.nonce());
+        return signAt(method, path, body, Instant.now(), signer.nonce());
     }
 
     Signed signAt(String method, String path, String body, Instant when, String nonce) {
-        String ts = timestamp(when);
         byte[] b = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        Map<String, String> h = new LinkedHashMap<>();
-        h.put("Authorization", signer.authorization(method, path, ts, nonce, b));
-        h.put("X-DoGaMa-Timestamp", ts);
-        h.put("X-DoGaMa-Nonce", nonce);
-        return new Signed(this, method, path, body, h);
+        return new Signed(this, method, path, body, signer.sign(method, path, b, RequestSigner.timestamp(when), nonce).asMap());
     }
 
     Response get(String path) {
-        return sign("GET", path, null).send();
+        return signed("GET", path, null);
     }
 
     Response delete(String path) {
-        return sign("DELETE", path, null).send();
+        return signed("DELETE", path, null);
     }
 
     /** POST without a body. */
     Response post(String path) {
-        return sign("POST", path, null).send();
+        return signed("POST", path, null);
     }
 
     Response post(String path, String json) {
-        return sign("POST", path, json).send();
+        return signed("POST", path, json);
     }
 
     Response put(String path, String json) {
-        return sign("PUT", path, json).send();
+        return signed("PUT", path, json);
+    }
+
+    /** Signed by the typed client's own machinery, sent once. */
+    private Response signed(String method, String path, String json) {
+        RawResponse r = client.exchange(method, path, json);
+        Response response = checked(method, path, new Response(r.status(), r.contentType(), r.text()));
+        if (response.status() / 100 == 2) {
+            ApiDocument.get().checkAccepted(method, path, json);
+        }
+        return response;
+    }
+
+    private static Response checked(String method, String path, Response r) {
+        ApiDocument.get().check(method, path, r.status(), r.contentType(), r.body());
+        return r;
     }
 
     /** @return the response to a request with exactly these extra headers (none added) */
@@ -140,7 +153,7 @@ final class AgentClient {
         }
         try {
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+            return checked(method, path, new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body()));
         } catch (IOException e) {
             throw new UncheckedIOException("e2e: " + method + " " + path + " failed", e);
         } catch (InterruptedException e) {
@@ -157,7 +170,9 @@ final class AgentClient {
             OutputStream out = s.getOutputStream();
             out.write(request);
             out.flush();
-            return parse(s.getInputStream());
+            Response r = parse(s.getInputStream());
+            String[] line = new String(request, 0, Math.min(request.length, 2048), StandardCharsets.ISO_8859_1).split(" ", 3);
+            return checked(line[0], line[1], r);
         } catch (IOException e) {
             throw new UncheckedIOException("e2e: raw request failed", e);
         }

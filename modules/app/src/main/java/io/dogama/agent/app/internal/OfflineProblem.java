@@ -1,0 +1,69 @@
+package io.dogama.agent.app.internal;
+
+import com.fasterxml.jackson.jr.ob.JSON;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Violation;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the offline commands print for a refused plan: the problem JSON the API answers (SPEC section 4,
+ * the same fields in the same order as the http module writes them), so that a control plane can handle
+ * both alike.
+ */
+final class OfflineProblem {
+    /** Largest plan file read: the API's body limit. */
+    static final int MAX_PLAN_BYTES = io.dogama.agent.policy.PlanParser.MAX_BODY_BYTES;
+
+    private OfflineProblem() {
+    }
+
+    /** The plan file could not be read or is over the limit. */
+    static final class Unreadable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    static byte[] readPlan(Path file) throws Unreadable {
+        try {
+            if (Files.size(file) > MAX_PLAN_BYTES) {
+                throw new Unreadable("the plan file is larger than " + MAX_PLAN_BYTES + " bytes (the API answers 413)", null);
+            }
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new Unreadable("cannot read the plan file " + file, e);
+        }
+    }
+
+    static String json(ProblemCode code, List<Violation> violations) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", code.type());
+        m.put("title", code.title());
+        m.put("status", code.status());
+        m.put("code", code.code());
+        if (code == ProblemCode.PLAN_REJECTED && !violations.isEmpty()) {
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (Violation v : violations) {
+                Map<String, Object> vm = new LinkedHashMap<>();
+                vm.put("field", v.field());
+                vm.put("rule", v.rule());
+                list.add(vm);
+            }
+            m.put("violations", list);
+        }
+        try {
+            return JSON.std.asString(m);
+        } catch (IOException e) {
+            throw new UncheckedIOException("app: cannot write a problem", e);
+        }
+    }
+}

@@ -1,0 +1,466 @@
+package io.dogama.agent.client;
+
+import io.dogama.agent.client.internal.Codec;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A client of one agent: typed methods for every route of SPEC section 2, each request signed afresh
+ * (SPEC section 3: millisecond RFC 3339 timestamp, 128-bit nonce from {@link java.security.SecureRandom}).
+ * Thread-safe; one instance per agent, closed when no longer needed.
+ *
+ * <pre>{@code
+ * try (DogamaClient agent = DogamaClient.builder().uri(URI.create("http://10.0.0.5:8480"))
+ *         .secretFile(Path.of("/run/secrets/dogama-agent-hmac")).build()) {
+ *     Instance created = agent.create(plan);
+ *     Instance running = agent.start(created.instanceId());
+ * }
+ * }</pre>
+ *
+ * <p><b>Failures.</b> Every method throws a {@link DogamaClientException}: a {@link DogamaProblemException}
+ * when the agent answered with a problem (its {@link Problem} carries the code and, for
+ * {@code plan_rejected}, every violation); a {@link DogamaTransportException} when no answer came (then the
+ * outcome of a mutation is unknown); a {@link DogamaProtocolException} when the answer is not what the
+ * route promises. IDs are checked against SPEC section 5 before anything is sent
+ * ({@link IllegalArgumentException}), so no path segment can hold {@code /}, {@code ..} or {@code %}.
+ *
+ * <p><b>Retries.</b> The client never resends a request on its own, except, when enabled with
+ * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent decides that
+ * before it accepts the nonce or acts on anything, so a re-signed resend cannot apply a mutation twice.
+ * The JDK's {@link HttpClient} does not retry POST, PUT or DELETE either.
+ *
+ * <p><b>Idle connections.</b> The agent closes a connection idle for 10 s; the JDK keeps idle connections
+ * for 30 s unless {@code -Djdk.httpclient.keepalive.timeout=5} (seconds) is set. Set it, or a request
+ * sent down a connection the agent is closing fails with a {@link DogamaTransportException}.
+ */
+public final class DogamaClient implements AutoCloseable {
+    /** Default connect timeout. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * Default time for a whole answer. A stop or restart gets its {@code timeoutSeconds} (30 when not
+     * given, the agent's default) on top, as the agent waits that long for the container.
+     */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    /** Largest stop timeout the agent accepts (SPEC section 2). */
+    public static final int MAX_STOP_TIMEOUT_SECONDS = 300;
+    /** The agent's stop timeout when none is given. */
+    public static final int DEFAULT_STOP_TIMEOUT_SECONDS = 30;
+
+    private static final String JSON = "application/json";
+
+    private final URI base;
+    private final RequestSigner signer;
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private final boolean retryStale;
+
+    private DogamaClient(Builder b) {
+        this.base = b.uri;
+        this.signer = b.signer;
+        this.requestTimeout = b.requestTimeout;
+        this.retryStale = b.retryStale;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    /** @return a builder; {@link Builder#uri} and a secret are required */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ------------------------------------------------------------------ routes
+
+    /**
+     * {@code GET /v1/health}.
+     *
+     * @return {@code ok} when the agent reached the Docker engine
+     * @throws DogamaProblemException {@code docker_unavailable} (503) otherwise
+     */
+    public Health health() {
+        return call("GET", "/v1/health", null, 200, Codec::health, requestTimeout);
+    }
+
+    /**
+     * {@code POST /v1/check-disk}.
+     *
+     * @param paths 1 to 16 absolute host paths below the allowed roots
+     * @return capacity per path, in request order
+     * @throws DogamaProblemException {@code plan_rejected} if any path fails (then no capacity at all)
+     */
+    public List<DiskSpace> checkDisk(List<String> paths) {
+        return call("POST", "/v1/check-disk", Map.of("paths", List.copyOf(paths)), 200, Codec::disk, requestTimeout);
+    }
+
+    /**
+     * {@code POST /v1/check-ports}.
+     *
+     * @param bindings 1 to 64 bindings
+     * @return availability per binding, in request order
+     */
+    public List<PortCheck> checkPorts(List<PortBinding> bindings) {
+        List<Object> list = new ArrayList<>();
+        bindings.forEach(b -> list.add(Codec.bindingMap(b)));
+        return call("POST", "/v1/check-ports", Map.of("bindings", list), 200, Codec::ports, requestTimeout);
+    }
+
+    /**
+     * {@code GET /v1/instances}.
+     *
+     * @return the registered instances, sorted by ID
+     */
+    public List<InstanceSummary> list() {
+        return call("GET", "/v1/instances", null, 200, Codec::instances, requestTimeout);
+    }
+
+    /**
+     * {@code POST /v1/instances}: 201 when created, 200 when the same ID already exists with the same plan
+     * digest (idempotent), both answered with the instance.
+     *
+     * @param plan the plan
+     * @return the instance, {@code CREATED}
+     * @throws DogamaProblemException e.g. {@code plan_rejected}, {@code instance_exists}, {@code port_conflict}
+     */
+    public Instance create(Plan plan) {
+        return call("POST", "/v1/instances", Codec.planMap(plan), Set.of(200, 201), Codec::instance, requestTimeout);
+    }
+
+    /**
+     * {@code PUT /v1/instances/{id}}.
+     *
+     * @param instanceId       the instance
+     * @param plan             the new plan (same instance ID)
+     * @param expectedRevision the revision the caller last saw
+     * @return the instance with revision {@code expectedRevision + 1}
+     * @throws DogamaProblemException e.g. {@code revision_conflict}, {@code plan_rejected}
+     */
+    public Instance replace(String instanceId, Plan plan, long expectedRevision) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("plan", Codec.planMap(plan));
+        body.put("expectedRevision", expectedRevision);
+        return call("PUT", path(instanceId), body, 200, Codec::instance, requestTimeout);
+    }
+
+    /**
+     * {@code GET /v1/instances/{id}}.
+     *
+     * @param instanceId the instance
+     * @return the instance
+     * @throws DogamaProblemException {@code unknown_instance} if it is not registered
+     */
+    public Instance inspect(String instanceId) {
+        return call("GET", path(instanceId), null, 200, Codec::instance, requestTimeout);
+    }
+
+    /**
+     * {@code GET /v1/instances/{id}/stats}.
+     *
+     * @param instanceId the instance
+     * @return one sample
+     */
+    public Stats stats(String instanceId) {
+        return call("GET", path(instanceId) + "/stats", null, 200, Codec::stats, requestTimeout);
+    }
+
+    /**
+     * {@code POST /v1/instances/{id}/start}; already running is success.
+     *
+     * @param instanceId the instance
+     * @return the instance, {@code RUNNING}
+     */
+    public Instance start(String instanceId) {
+        return call("POST", path(instanceId) + "/start", null, 200, Codec::instance, requestTimeout);
+    }
+
+    /**
+     * {@code POST /v1/instances/{id}/stop}; already stopped is success.
+     *
+     * @param instanceId the instance
+     * @param timeout    how long the engine waits before it kills the container: whole seconds, 0 to 300
+     * @return the instance, {@code STOPPED}
+     * @throws IllegalArgumentException if the timeout is not whole seconds in range
+     */
+    public Instance stop(String instanceId, Duration timeout) {
+        int s = seconds(timeout);
+        return call("POST", path(instanceId) + "/stop", Map.of("timeoutSeconds", s), 200, Codec::instance,
+                requestTimeout.plusSeconds(s));
+    }
+
+    /**
+     * {@code POST /v1/instances/{id}/restart}.
+     *
+     * @param instanceId the instance
+     * @param timeout    stop timeout: whole seconds, 0 to 300
+     * @return the instance, {@code RUNNING}
+     * @throws IllegalArgumentException if the timeout is not whole seconds in range
+     */
+    public Instance restart(String instanceId, Duration timeout) {
+        int s = seconds(timeout);
+        return call("POST", path(instanceId) + "/restart", Map.of("timeoutSeconds", s), 200, Codec::instance,
+                requestTimeout.plusSeconds(s));
+    }
+
+    /**
+     * {@code DELETE /v1/instances/{id}}: removes the container, keeps all host data, ends the registration.
+     *
+     * @param instanceId the instance
+     */
+    public void delete(String instanceId) {
+        call("DELETE", path(instanceId), null, 204, m -> null, requestTimeout);
+    }
+
+    /**
+     * Signs and sends any request and returns the answer as received, for what the typed methods do not
+     * cover (a route of a newer agent, a test). Never retried, not even on {@code stale_request}.
+     *
+     * @param method  upper-case method
+     * @param rawPath path exactly as it is to be sent and signed, starting with {@code /}
+     * @param json    body sent as {@code application/json}, or null for none
+     * @return the answer
+     * @throws DogamaTransportException if no answer came
+     */
+    public RawResponse exchange(String method, String rawPath, String json) {
+        byte[] body = json == null ? null : json.getBytes(StandardCharsets.UTF_8);
+        return send(method, rawPath, body, requestTimeout);
+    }
+
+    /** Closes the underlying {@link HttpClient}, waiting for requests in flight. */
+    @Override
+    public void close() {
+        http.close();
+    }
+
+    @Override
+    public String toString() {
+        return "DogamaClient[" + base + "]";
+    }
+
+    // ------------------------------------------------------------------ mechanics
+
+    private static String path(String instanceId) {
+        return "/v1/instances/" + Ids.require("instanceId", instanceId);
+    }
+
+    private static int seconds(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.getNano() != 0 || timeout.isNegative() || timeout.getSeconds() > MAX_STOP_TIMEOUT_SECONDS) {
+            throw new IllegalArgumentException("client: a stop timeout is whole seconds from 0 to "
+                    + MAX_STOP_TIMEOUT_SECONDS);
+        }
+        return (int) timeout.getSeconds();
+    }
+
+    private <T> T call(String method, String path, Object body, int expected, Function<Map<String, Object>, T> read,
+            Duration timeout) {
+        return call(method, path, body, Set.of(expected), read, timeout);
+    }
+
+    private <T> T call(String method, String path, Object body, Set<Integer> expected,
+            Function<Map<String, Object>, T> read, Duration timeout) {
+        byte[] bytes = body == null ? null : Codec.write(body);
+        RawResponse r = send(method, path, bytes, timeout);
+        if (retryStale && r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
+                && k.problemCode() == ProblemCode.STALE_REQUEST) {
+            // Refused before the nonce was accepted or anything done: a re-signed resend is safe.
+            r = send(method, path, bytes, timeout);
+        }
+        if (!expected.contains(r.status())) {
+            throw new DogamaProblemException(method, path, Codec.problem(r.status(), r.body()));
+        }
+        if (r.status() == 204) {
+            return null;
+        }
+        if (!mediaType(r.contentType()).equals(JSON)) {
+            throw new DogamaProtocolException("client: " + method + " " + path + " answered " + r.status()
+                    + " with media type '" + r.contentType() + "'", null);
+        }
+        try {
+            return read.apply(Codec.object(r.body()));
+        } catch (IllegalArgumentException e) {
+            throw new DogamaProtocolException("client: " + method + " " + path + " answered " + r.status()
+                    + " with an unexpected body: " + e.getMessage(), e);
+        }
+    }
+
+    private static String mediaType(String contentType) {
+        int semi = contentType.indexOf(';');
+        return (semi < 0 ? contentType : contentType.substring(0, semi)).strip().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private RawResponse send(String method, String path, byte[] body, Duration timeout) {
+        if (!path.startsWith("/")) {
+            throw new IllegalArgumentException("client: a path starts with /");
+        }
+        byte[] signed = body == null ? new byte[0] : body;
+        SignedHeaders h = signer.sign(method, path, signed);
+        // Concatenated, not URI.resolve: the path is sent exactly as it was signed.
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(timeout)
+                .header(RequestSigner.AUTHORIZATION_HEADER, h.authorization())
+                .header(RequestSigner.TIMESTAMP_HEADER, h.timestamp())
+                .header(RequestSigner.NONCE_HEADER, h.nonce());
+        if (body == null) {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            b.header("Content-Type", JSON).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
+        }
+        try {
+            HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            return new RawResponse(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        } catch (HttpTimeoutException e) {
+            throw new DogamaTransportException("client: " + method + " " + path + " timed out", e);
+        } catch (IOException e) {
+            throw new DogamaTransportException("client: " + method + " " + path + " failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DogamaTransportException("client: " + method + " " + path + " interrupted", e);
+        }
+    }
+
+    /** Configures a {@link DogamaClient}; not thread-safe. */
+    public static final class Builder {
+        private URI uri;
+        private String secretLine;
+        private Clock clock = Clock.systemUTC();
+        private RequestSigner signer;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private boolean retryStale;
+
+        private Builder() {
+        }
+
+        /**
+         * @param uri the agent's base URI, {@code http://host:port} (no path)
+         * @return this
+         * @throws IllegalArgumentException if it is not an absolute http(s) URI without path, query or fragment
+         */
+        public Builder uri(URI uri) {
+            Objects.requireNonNull(uri, "uri");
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                    || !(uri.getRawPath() == null || uri.getRawPath().isEmpty() || "/".equals(uri.getRawPath()))
+                    || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                throw new IllegalArgumentException("client: the agent URI is http(s)://host:port");
+            }
+            this.uri = URI.create(uri.getScheme() + "://" + uri.getRawAuthority());
+            return this;
+        }
+
+        /**
+         * @param secretLine line 1 of the agent's secret file (base64url of at least 32 bytes)
+         * @return this
+         * @throws IllegalArgumentException if it is not such a line (checked at {@link #build()})
+         */
+        public Builder secret(String secretLine) {
+            this.secretLine = Objects.requireNonNull(secretLine, "secretLine");
+            return this;
+        }
+
+        /**
+         * Reads the secret from the agent's secret file: its first line signs (during a rotation, line 1 is
+         * the new secret, which the agent already accepts).
+         *
+         * @param file the secret file; must not be readable or writable by others
+         * @return this
+         * @throws IOException              if it cannot be read
+         * @throws IllegalArgumentException if it is empty or readable by others
+         */
+        public Builder secretFile(Path file) throws IOException {
+            PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
+            if (view != null) {
+                Set<PosixFilePermission> p = view.readAttributes().permissions();
+                if (p.contains(PosixFilePermission.OTHERS_READ) || p.contains(PosixFilePermission.OTHERS_WRITE)) {
+                    throw new IllegalArgumentException("client: the secret file " + file + " is accessible to others");
+                }
+            }
+            String first = Files.readString(file, StandardCharsets.US_ASCII).lines().findFirst().orElse("").strip();
+            if (first.isEmpty()) {
+                throw new IllegalArgumentException("client: the secret file " + file + " is empty");
+            }
+            this.secretLine = first;
+            return this;
+        }
+
+        /**
+         * @param clock where timestamps come from (default: the system clock)
+         * @return this
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param timeout connect timeout (default {@link #DEFAULT_CONNECT_TIMEOUT})
+         * @return this
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positive(timeout);
+            return this;
+        }
+
+        /**
+         * @param timeout time for a whole answer (default {@link #DEFAULT_REQUEST_TIMEOUT}); a stop or restart
+         *                gets its stop timeout on top
+         * @return this
+         */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = positive(timeout);
+            return this;
+        }
+
+        /**
+         * Opt-in: after {@code 401 stale_request} (the timestamp was more than 30 s from the agent's clock, or
+         * before a freshly started agent's start), re-sign with a new timestamp and nonce and send once more.
+         * Safe for mutations, as the agent refuses a stale request before it remembers its nonce or acts on it.
+         * A lasting clock skew still fails: fix the clock. No other answer is ever retried. Default: off.
+         *
+         * @param retry whether to retry
+         * @return this
+         */
+        public Builder retryStaleRequests(boolean retry) {
+            this.retryStale = retry;
+            return this;
+        }
+
+        /**
+         * @return the client
+         * @throws IllegalStateException    if the URI or the secret is missing
+         * @throws IllegalArgumentException if the secret is not base64url of at least 32 bytes
+         */
+        public DogamaClient build() {
+            if (uri == null) {
+                throw new IllegalStateException("client: no agent URI");
+            }
+            if (secretLine == null) {
+                throw new IllegalStateException("client: no secret");
+            }
+            signer = RequestSigner.of(secretLine, clock);
+            return new DogamaClient(this);
+        }
+
+        private static Duration positive(Duration d) {
+            Objects.requireNonNull(d, "timeout");
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException("client: a timeout is positive");
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package io.dogama.agent.client;
+
+/**
+ * No answer: the connection failed, was closed, or the request timed out. For a mutation the outcome
+ * is UNKNOWN — the agent may have acted on it — so the client never resends it; inspect the instance
+ * (or {@link DogamaClient#list()}) to learn what happened, then decide.
+ */
+public final class DogamaTransportException extends DogamaClientException {
+    private static final long serialVersionUID = 1L;
+
+    DogamaTransportException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

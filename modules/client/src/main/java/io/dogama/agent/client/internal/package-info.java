@@ -1,0 +1,2 @@
+/** Implementation of the client: JSON mapping of the bodies; never exported. */
+package io.dogama.agent.client.internal;
