@@ -11,33 +11,98 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Host path rules (SPEC sections 2, 8.3, 11): syntax first (absolute, no dot or empty segment, no
- * control character), then {@code toRealPath} resolves EVERY symlink, and the real path is compared
- * component by component ({@link Path#startsWith(Path)}) with the real allowed root, so
- * {@code /srv/x-evil} is not below {@code /srv/x} and a link anywhere on the way cannot escape.
+ * control character); then a path lexically outside every allowed root is refused without any file
+ * system call, so the answer never depends on whether it exists (1.1); only then {@code toRealPath}
+ * resolves EVERY symlink, and the real path is compared component by component
+ * ({@link Path#startsWith(Path)}) with the real allowed root, so {@code /srv/x-evil} is not below
+ * {@code /srv/x} and a link anywhere on the way cannot escape. (1.1) Every folder from the root down
+ * to a bind source's parent must be owned by root or the agent and writable by no one else, so no
+ * container can swap a component between the check and the engine's mount.
  */
 public final class PathRules {
     /** Longest host path accepted (Linux PATH_MAX). */
     public static final int MAX_PATH_LENGTH = 4096;
     /** Most paths in one check-disk request. */
     public static final int MAX_CHECK_PATHS = 16;
+    /** UID of root, always a trusted owner of a bind source's ancestors. */
+    public static final int ROOT_UID = 0;
+    /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
+    static final int GROUP_OR_OTHER_WRITE = 0022;
+    /** Owned by the process's effective UID (procfs), the way to learn it without a platform-specific API. */
+    private static final Path PROC_SELF = Path.of("/proc/self");
 
     private final AdminConfig config;
+    private final int agentUid;
     private final List<Path> sockets;
     private final List<Path> socketFolders;
     private final List<Path> dataDirs;
+    private final List<Path> lexicalRoots;
 
     /**
+     * Path rules for this process: the agent's own UID is the owner of {@code /proc/self}; if that
+     * cannot be read, only root is trusted as an owner of a source's ancestors (stricter, never laxer).
+     *
      * @param config the administrator's configuration
      */
     public PathRules(AdminConfig config) {
+        this(config, processUid());
+    }
+
+    /**
+     * @param config   the administrator's configuration
+     * @param agentUid the UID the agent runs as: besides root, the one owner trusted for a source's
+     *                 ancestors
+     */
+    public PathRules(AdminConfig config, int agentUid) {
         this.config = config;
+        this.agentUid = agentUid;
         this.sockets = forms(config.dockerSocket());
         this.socketFolders = sockets.stream().map(s -> s.getParent() == null ? s : s.getParent()).toList();
         this.dataDirs = forms(config.dataDir());
+        List<Path> roots = new ArrayList<>(config.allowedRoots().values());
+        config.configuredRoots().values().stream().filter(r -> !roots.contains(r)).forEach(roots::add);
+        this.lexicalRoots = List.copyOf(roots);
+    }
+
+    private static int processUid() {
+        try {
+            return (Integer) Files.getAttribute(PROC_SELF, "unix:uid");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return ROOT_UID;
+        }
+    }
+
+    /**
+     * The (1.1) lexical rule: a path that is not, after dropping nothing but its text form, at or
+     * below an allowed root (in its real or its configured form) is outside every root, whatever
+     * the file system holds. No file system call is made.
+     *
+     * @param syntacticallyValid a path that passed {@link #syntax}
+     * @return true if lexically at or below some allowed root
+     */
+    boolean lexicallyInsideSomeRoot(String syntacticallyValid) {
+        Path p = Path.of(syntacticallyValid);
+        return lexicalRoots.stream().anyMatch(p::startsWith);
+    }
+
+    /**
+     * The GID owning the Docker socket, read now (so a change by the operator applies at the next
+     * validation). Members of that group can drive the engine: such a container is one mount away
+     * from host root (SPEC 8.6, 1.1).
+     *
+     * @return the group, or empty if the socket cannot be read (then no GID can be proven safe)
+     */
+    public java.util.OptionalInt socketGroup() {
+        try {
+            return java.util.OptionalInt.of((Integer) Files.getAttribute(config.dockerSocket(), "unix:gid"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return java.util.OptionalInt.empty();
+        }
     }
 
     /**
@@ -125,18 +190,63 @@ public final class PathRules {
             out.add(new Violation(field, Rules.ROOT_NOT_CONFIGURED));
             return Optional.empty();
         }
+        if (!lexicallyInsideSomeRoot(source)) {
+            out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+            return Optional.empty();
+        }
         Optional<Path> real = real(source, field, out);
         if (real.isEmpty()) {
             return real;
         }
         int before = out.size();
         Path r = real.get();
-        if (!r.startsWith(root) || r.equals(root)) {
+        boolean inside = r.startsWith(root) && !r.equals(root);
+        if (!inside) {
             out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
         }
         forbidden(r, field, out);
         fileType(r, field, out);
+        if (inside && !safeAncestors(root, r)) {
+            out.add(new Violation(field, Rules.UNSAFE_ANCESTOR));
+        }
         return out.size() == before ? real : Optional.empty();
+    }
+
+    /**
+     * Every folder from {@code root} (included) down to the parent of {@code real} is owned by root
+     * or the agent and has no group or other write bit. Then only root and the agent can rename,
+     * replace or link an entry on the way, so what was validated is what the engine mounts; the
+     * source itself may belong to anyone (the instance's user writes inside it, never above it).
+     *
+     * @param root a real allowed root
+     * @param real a real path strictly below it
+     * @return true if every ancestor is safe; false also when one cannot be read
+     */
+    boolean safeAncestors(Path root, Path real) {
+        Path dir = root;
+        for (Path name : root.relativize(real.getParent() == null ? real : real.getParent())) {
+            if (!safeFolder(dir)) {
+                return false;
+            }
+            if (name.toString().isEmpty()) {
+                return true;
+            }
+            dir = dir.resolve(name);
+        }
+        return safeFolder(dir);
+    }
+
+    private boolean safeFolder(Path dir) {
+        try {
+            // NOFOLLOW: the path is real; a link appearing here since is itself a swap, refused below.
+            Map<String, Object> a = Files.readAttributes(dir, "unix:uid,mode,isDirectory", LinkOption.NOFOLLOW_LINKS);
+            int uid = (Integer) a.get("uid");
+            int mode = (Integer) a.get("mode");
+            return Boolean.TRUE.equals(a.get("isDirectory")) && (uid == ROOT_UID || uid == agentUid)
+                    && (mode & GROUP_OR_OTHER_WRITE) == 0;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** Result of a check-disk validation. */
@@ -163,6 +273,10 @@ public final class PathRules {
         for (int i = 0; i < paths.size(); i++) {
             String field = "paths[" + i + "]";
             if (!syntax(paths.get(i), field, out)) {
+                continue;
+            }
+            if (!lexicallyInsideSomeRoot(paths.get(i))) {
+                out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
                 continue;
             }
             Optional<Path> real = real(paths.get(i), field, out);
