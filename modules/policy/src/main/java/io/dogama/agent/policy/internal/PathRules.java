@@ -45,7 +45,8 @@ public final class PathRules {
 
     /**
      * Path rules for this process: the agent's own UID is the owner of {@code /proc/self}; if that
-     * cannot be read, only root is trusted as an owner of a source's ancestors (stricter, never laxer).
+     * cannot be read, only root is trusted as an owner of a source's ancestors (stricter, never
+     * laxer; a non-dumpable process's {@code /proc/self} is root's, which errs the same way).
      *
      * @param config the administrator's configuration
      */
@@ -78,9 +79,9 @@ public final class PathRules {
     }
 
     /**
-     * The (1.1) lexical rule: a path that is not, after dropping nothing but its text form, at or
-     * below an allowed root (in its real or its configured form) is outside every root, whatever
-     * the file system holds. No file system call is made.
+     * The (1.1) lexical rule: a path whose text is not at or below an allowed root (its real or its
+     * configured form), compared by components, is outside every root whatever the file system
+     * holds. No file system call is made, so the answer cannot tell whether the path exists.
      *
      * @param syntacticallyValid a path that passed {@link #syntax}
      * @return true if lexically at or below some allowed root

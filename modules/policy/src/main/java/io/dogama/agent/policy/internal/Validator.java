@@ -46,18 +46,9 @@ public final class Validator {
      * @param catalog embedded catalog
      */
     public Validator(AdminConfig config, Catalog catalog) {
-        this(config, catalog, new PathRules(config));
-    }
-
-    /**
-     * @param config  administrator configuration
-     * @param catalog embedded catalog
-     * @param paths   the host path rules (tests give one with another agent UID)
-     */
-    public Validator(AdminConfig config, Catalog catalog, PathRules paths) {
         this.config = config;
         this.catalog = catalog;
-        this.paths = paths;
+        this.paths = new PathRules(config);
     }
 
     /** @return the path rules of this configuration */
