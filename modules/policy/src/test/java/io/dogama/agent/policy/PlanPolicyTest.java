@@ -403,6 +403,22 @@ class PlanPolicyTest {
         }
 
         @Test
+        void aLinkInsideTheRootLeadingOutGetsOneAnswerWhetherItsTargetExistsOrNot() throws IOException {
+            Path dir = f.data.getParent();
+            for (Path target : List.of(f.outside, f.outside.resolve("missing"), Path.of("/etc/nope-dogama"))) {
+                Files.deleteIfExists(dir.resolve("out"));
+                source(Files.createSymbolicLink(dir.resolve("out"), target));
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+                assertOnly(policy.checkPaths(List.of(dir.resolve("out").toString())),
+                        new Violation("paths[0]", Rules.OUTSIDE_ALLOWED_ROOT));
+            }
+            // A dangling link that stays inside is simply missing.
+            Files.delete(dir.resolve("out"));
+            source(Files.createSymbolicLink(dir.resolve("out"), dir.resolve("gone")));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_FOUND));
+        }
+
+        @Test
         void everyAncestorFromTheRootMustBeOwnedByRootOrTheAgentAndWritableByNoOneElse() throws IOException {
             Path instance = f.data.getParent();
             ok(validate());

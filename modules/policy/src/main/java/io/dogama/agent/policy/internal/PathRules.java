@@ -29,6 +29,8 @@ public final class PathRules {
     public static final int MAX_PATH_LENGTH = 4096;
     /** Most paths in one check-disk request. */
     public static final int MAX_CHECK_PATHS = 16;
+    /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
+    static final int MAX_LINK_HOPS = 40;
     /** UID of root, always a trusted owner of a bind source's ancestors. */
     public static final int ROOT_UID = 0;
     /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
@@ -138,6 +140,53 @@ public final class PathRules {
     }
 
     /**
+     * Resolves a path as {@code realpath} would, following every symlink, dangling ones included,
+     * and keeping the names that do not exist: where the path would lead if its missing part were
+     * created.
+     *
+     * @param p an absolute path
+     * @return the lenient real form; empty after {@link #MAX_LINK_HOPS} links (a loop)
+     */
+    static Optional<Path> resolveLeniently(Path p) {
+        Path result = p.getRoot();
+        java.util.Deque<String> names = new java.util.ArrayDeque<>();
+        p.forEach(n -> names.addLast(n.toString()));
+        int hops = 0;
+        while (!names.isEmpty()) {
+            String name = names.removeFirst();
+            if (name.isEmpty() || name.equals(".")) {
+                continue;
+            }
+            if (name.equals("..")) {
+                result = result.getParent() == null ? result : result.getParent();
+                continue;
+            }
+            Path next = result.resolve(name);
+            if (!Files.isSymbolicLink(next)) {
+                result = next;
+                continue;
+            }
+            if (++hops > MAX_LINK_HOPS) {
+                return Optional.empty();
+            }
+            try {
+                Path target = Files.readSymbolicLink(next);
+                java.util.List<String> targetNames = new ArrayList<>();
+                target.forEach(n -> targetNames.add(n.toString()));
+                for (int i = targetNames.size() - 1; i >= 0; i--) {
+                    names.addFirst(targetNames.get(i));
+                }
+                if (target.isAbsolute()) {
+                    result = target.getRoot();
+                }
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(result);
+    }
+
+    /**
      * Syntax check of a host or container path as sent.
      *
      * @param path  the text
@@ -195,7 +244,7 @@ public final class PathRules {
             out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
             return Optional.empty();
         }
-        Optional<Path> real = real(source, field, out);
+        Optional<Path> real = real(source, field, p -> p.startsWith(root), out);
         if (real.isEmpty()) {
             return real;
         }
@@ -280,7 +329,8 @@ public final class PathRules {
                 out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
                 continue;
             }
-            Optional<Path> real = real(paths.get(i), field, out);
+            Optional<Path> real = real(paths.get(i), field,
+                    p -> config.allowedRoots().values().stream().anyMatch(p::startsWith), out);
             if (real.isEmpty()) {
                 continue;
             }
@@ -308,11 +358,24 @@ public final class PathRules {
         }
     }
 
-    private static Optional<Path> real(String path, String field, List<Violation> out) {
+    /**
+     * Resolves every symlink. A path that cannot be resolved is {@code not_found} only when its
+     * best-effort resolution still lies where it may ({@code inside}); a link inside a root that
+     * leads outside is {@code outside_allowed_root} whether its target exists or not, so a link a
+     * container planted cannot serve as an existence oracle for host paths either.
+     */
+    private static Optional<Path> real(String path, String field, java.util.function.Predicate<Path> inside,
+            List<Violation> out) {
         try {
             return Optional.of(Path.of(path).toRealPath());
         } catch (IOException | InvalidPathException e) {
-            out.add(new Violation(field, Rules.NOT_FOUND));
+            boolean within;
+            try {
+                within = resolveLeniently(Path.of(path)).map(inside::test).orElse(false);
+            } catch (InvalidPathException invalid) {
+                within = false;
+            }
+            out.add(new Violation(field, within ? Rules.NOT_FOUND : Rules.OUTSIDE_ALLOWED_ROOT));
             return Optional.empty();
         }
     }
