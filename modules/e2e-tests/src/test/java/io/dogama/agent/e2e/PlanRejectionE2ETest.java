@@ -59,6 +59,18 @@ class PlanRejectionE2ETest {
     }
 
     @Test
+    void labelsThatSteerOtherHostToolsAreRefused() {
+        Plans.Plan p = e2e.plan(e2e.instanceId("steer"));
+        for (String key : List.of("traefik.http.routers.x.rule", "com.docker.compose.project",
+                "com.centurylinklabs.watchtower.enable", "autoheal")) {
+            Plans.Plan q = p.copy();
+            q.map("labels").put(key, "true");
+            assertRejected(create(q), v("labels." + key, "foreign_label_namespace"));
+        }
+        assertFalse(e2e.client().get("/v1/instances").body().contains(p.id()));
+    }
+
+    @Test
     void pathTraversalInMountSourcesIsRefused() {
         Plans.Plan p = e2e.plan(e2e.instanceId("trav"));
         String root = e2e.root().toString();
@@ -197,11 +209,23 @@ class PlanRejectionE2ETest {
         assertRejected(create(ro), v("mounts[0].readOnly", "read_only_mismatch"));
 
         String socket = e2e.engine().socketPath();
-        assertRejectedWith(create(withSource(p, socket)), v("mounts[0].source", "docker_socket"));
-        assertRejectedWith(create(withSource(p, Path.of(socket).getParent().toString())), v("mounts[0].source", "docker_socket"));
+        // Lexically outside every root: the one answer any outside path gets, without looking at it (SPEC 8.3, 1.1).
+        assertRejected(create(withSource(p, socket)), v("mounts[0].source", "outside_allowed_root"));
+        assertRejected(create(withSource(p, Path.of(socket).getParent().toString())),
+                v("mounts[0].source", "outside_allowed_root"));
         Path toSocket = Files.createSymbolicLink(e2e.root().resolve(p.id()).resolve("sock"), Path.of(socket));
         assertRejectedWith(create(withSource(p, toSocket.toString())), v("mounts[0].source", "docker_socket"));
-        assertRejectedWith(checkDisk(socket), v("paths[0]", "docker_socket"));
+        assertRejected(checkDisk(socket), v("paths[0]", "outside_allowed_root"));
+    }
+
+    @Test
+    void aPathOutsideEveryRootGetsTheSameAnswerWhetherItExistsOrNot() {
+        Plans.Plan p = e2e.plan(e2e.instanceId("leak"));
+        String socket = e2e.engine().socketPath();
+        for (String path : List.of("/etc/shadow", "/etc/nope", socket)) {
+            assertRejected(checkDisk(path), v("paths[0]", "outside_allowed_root"));
+            assertRejected(create(withSource(p, path)), v("mounts[0].source", "outside_allowed_root"));
+        }
     }
 
     @Test

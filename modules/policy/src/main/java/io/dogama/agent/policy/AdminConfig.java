@@ -1,11 +1,14 @@
 package io.dogama.agent.policy;
 
 import io.dogama.agent.policy.internal.AdminConfigReader;
+import io.dogama.agent.policy.internal.LabelKeys;
+import io.dogama.agent.policy.internal.PathRules;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -19,11 +22,21 @@ import java.util.TreeMap;
  * @param secretFile    the request-signing secret file
  * @param dataDir       the agent's data directory (registry, keys, nonces)
  * @param allowedRoots  allowed roots by name, each a real (symlink-free) absolute directory
+ * @param configuredRoots the same roots as the file names them (normalized, links not resolved):
+ *                      a path lexically below one of these or of {@code allowedRoots} gets the
+ *                      symlink-aware check, any other path is refused without touching the file
+ *                      system (SPEC 8.3, 1.1)
  * @param networks      approved DoGaMa networks, non-empty, in configured order
  * @param hostIps       approved literal host addresses for published ports
  * @param hostPorts     approved host port range
  * @param limits        administrator maximums
- * @param allowRootUser whether a plan may run as UID 0
+ * @param allowRootUser whether a plan may run as UID 0 or GID 0
+ * @param customLabelPrefixes (1.1) when non-empty, every custom label key must start with one of
+ *                      these; empty when the file omits the field (no narrowing). A present list
+ *                      must have 1 to {@value io.dogama.agent.policy.internal.LabelKeys#MAX_PREFIXES}
+ *                      entries
+ * @param metricsFile   (1.1) where the metrics are also written, if configured
+ * @param audit         (1.1) where the audit log lives and how large one file may grow
  */
 public record AdminConfig(
         Listen listen,
@@ -31,11 +44,15 @@ public record AdminConfig(
         Path secretFile,
         Path dataDir,
         Map<String, Path> allowedRoots,
+        Map<String, Path> configuredRoots,
         List<String> networks,
         List<String> hostIps,
         PortRange hostPorts,
         Limits limits,
-        boolean allowRootUser) {
+        boolean allowRootUser,
+        List<String> customLabelPrefixes,
+        Optional<Path> metricsFile,
+        Audit audit) {
 
     /** Most allowed roots a configuration may name. */
     public static final int MAX_ALLOWED_ROOTS = 32;
@@ -47,6 +64,14 @@ public record AdminConfig(
     public static final int MAX_CONFIG_BYTES = 64 * 1024;
     /** Highest {@code limits.instances} value accepted. */
     public static final int MAX_INSTANCES = 10_000;
+    /** Name of the audit folder inside the data directory when the file has no {@code audit.dir}. */
+    public static final String DEFAULT_AUDIT_DIR_NAME = "audit";
+    /** Largest audit file before it is rotated, when the file has no {@code audit.maxFileBytes}: 64 MiB. */
+    public static final long DEFAULT_AUDIT_MAX_FILE_BYTES = 64L * 1024 * 1024;
+    /** Smallest {@code audit.maxFileBytes}: 64 KiB, so that a file holds many lines. */
+    public static final long MIN_AUDIT_FILE_BYTES = 64L * 1024;
+    /** Largest {@code audit.maxFileBytes}: 1 GiB, so that verifying one file stays bounded. */
+    public static final long MAX_AUDIT_FILE_BYTES = 1024L * 1024 * 1024;
 
     /**
      * Copies collections (roots sorted by name) and applies every rule that needs no parsing.
@@ -59,15 +84,51 @@ public record AdminConfig(
         Objects.requireNonNull(secretFile, "secretFile");
         Objects.requireNonNull(dataDir, "dataDir");
         allowedRoots = Collections.unmodifiableMap(new TreeMap<>(allowedRoots));
+        configuredRoots = Collections.unmodifiableMap(new TreeMap<>(configuredRoots));
         networks = List.copyOf(networks);
         hostIps = List.copyOf(hostIps);
         Objects.requireNonNull(hostPorts, "hostPorts");
         Objects.requireNonNull(limits, "limits");
+        customLabelPrefixes = List.copyOf(customLabelPrefixes);
+        Objects.requireNonNull(metricsFile, "metricsFile");
+        Objects.requireNonNull(audit, "audit");
         List<String> problems = AdminConfigReader.shapeProblems(listen.host(), dockerSocket, secretFile, dataDir,
                 allowedRoots, networks, hostIps);
+        // The configured form only widens which paths get the full check, so it must name the same folder.
+        if (!configuredRoots.keySet().equals(allowedRoots.keySet())) {
+            problems.add("allowedRoots: configured_root_differs");
+        } else {
+            for (Map.Entry<String, Path> c : configuredRoots.entrySet()) {
+                Path real = PathRules.resolveExisting(allowedRoots.get(c.getKey()));
+                if (!PathRules.resolveExisting(c.getValue()).equals(real)) {
+                    problems.add("allowedRoots." + c.getKey() + ": configured_root_differs");
+                }
+            }
+        }
+        if (!customLabelPrefixes.isEmpty()) {
+            problems.addAll(LabelKeys.prefixProblems(customLabelPrefixes));
+        }
+        problems.addAll(AdminConfigReader.outputProblems(metricsFile, audit.dir(), dockerSocket, allowedRoots,
+                configuredRoots));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("policy: invalid administrator config: " + String.join("; ", problems));
         }
+    }
+
+    /**
+     * A configuration of the revision 1.0 shape, for callers that build one by hand (tests,
+     * benchmarks): roots as configured are the roots themselves, no label prefixes, no metrics
+     * file, the audit log in {@value #DEFAULT_AUDIT_DIR_NAME} under the data directory with
+     * {@link #DEFAULT_AUDIT_MAX_FILE_BYTES}.
+     *
+     * @throws IllegalArgumentException listing every problem found
+     */
+    public AdminConfig(Listen listen, Path dockerSocket, Path secretFile, Path dataDir, Map<String, Path> allowedRoots,
+            List<String> networks, List<String> hostIps, PortRange hostPorts, Limits limits, boolean allowRootUser) {
+        this(listen, dockerSocket, secretFile, dataDir, allowedRoots, allowedRoots, networks, hostIps, hostPorts,
+                limits, allowRootUser, List.of(), Optional.empty(),
+                new Audit(Objects.requireNonNull(dataDir, "dataDir").resolve(DEFAULT_AUDIT_DIR_NAME),
+                        DEFAULT_AUDIT_MAX_FILE_BYTES));
     }
 
     /**
@@ -76,7 +137,10 @@ public record AdminConfig(
      * limits, approved network names that are never {@code host}, {@code none}, {@code bridge},
      * {@code default} or {@code container:*}; every allowed root must exist, be a directory, is
      * resolved with {@code toRealPath}, and may not be {@code /}, contain or lie inside the Docker
-     * socket's folder or the data directory, or contain the secret file.
+     * socket's folder or the data directory, or contain the secret file. (1.1) The optional
+     * {@code customLabelPrefixes} (see {@link io.dogama.agent.policy.internal.LabelKeys#prefixProblems}),
+     * {@code metricsFile} and {@code audit} {@code {dir, maxFileBytes}} are checked too: absolute
+     * clean paths, neither inside nor around an allowed root, nor in the Docker socket's folder.
      *
      * @param json the file's bytes (UTF-8 JSON), at most {@link #MAX_CONFIG_BYTES}
      * @return the configuration with allowed roots replaced by their real paths
@@ -122,6 +186,24 @@ public record AdminConfig(
          */
         public boolean contains(long port) {
             return port >= min && port <= max;
+        }
+    }
+
+    /**
+     * Where the audit log lives (SPEC section 14).
+     *
+     * @param dir          absolute folder of the audit files, never inside an allowed root (a container
+     *                     could rewrite it)
+     * @param maxFileBytes largest audit file, {@link #MIN_AUDIT_FILE_BYTES}..{@link #MAX_AUDIT_FILE_BYTES}
+     */
+    public record Audit(Path dir, long maxFileBytes) {
+        /** Checks the size bounds and that the folder is absolute. */
+        public Audit {
+            Objects.requireNonNull(dir, "dir");
+            if (!dir.isAbsolute() || maxFileBytes < MIN_AUDIT_FILE_BYTES || maxFileBytes > MAX_AUDIT_FILE_BYTES) {
+                throw new IllegalArgumentException("policy: audit needs an absolute dir and "
+                        + MIN_AUDIT_FILE_BYTES + " <= maxFileBytes <= " + MAX_AUDIT_FILE_BYTES);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import io.dogama.agent.policy.internal.SpecBuilder;
 import io.dogama.agent.policy.internal.Validator;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -99,28 +100,37 @@ public final class PlanPolicy {
     }
 
     /**
-     * The mount rules again, for use right before every start and restart: every source still
-     * exists, is a directory or regular file, and resolves strictly below its allowed root.
+     * The mount rules again, for use right before every start, restart and replace: every source
+     * still exists, is a directory or regular file, resolves strictly below its allowed root, has
+     * only safe ancestors ({@code unsafe_ancestor}) and overlaps neither another of its mounts nor a
+     * source of another registered instance ({@code source_overlaps_mount},
+     * {@code source_overlaps_instance}): the same rules, from the same code, as {@link #validate}.
      *
-     * @param plan the registered plan
+     * @param plan              the registered plan
+     * @param registeredSources sources of the registered instances, as in
+     *                          {@link ValidationContext#registeredSources()}
      * @return the mounts with sources resolved now, or {@code plan_rejected}
      */
-    public Outcome<List<ContainerSpec.BindMount>> revalidateMounts(Plan plan) {
-        Validator.Mounts m = validator.mounts(plan);
+    public Outcome<List<ContainerSpec.BindMount>> revalidateMounts(Plan plan,
+            Map<String, List<String>> registeredSources) {
+        Validator.Mounts m = validator.mounts(plan, registeredSources);
         return m.violations().isEmpty() ? Outcome.ok(m.mounts()) : Outcome.rejected(m.violations());
     }
 
     /**
-     * As {@link #revalidateMounts(Plan)}, and also each source must still resolve to the very path
-     * the container was created with and that path must still be its own real path (no link was
+     * As {@link #revalidateMounts(Plan, Map)}, and also each source must still resolve to the very
+     * path the container was created with and that path must still be its own real path (no link was
      * inserted since), else {@code mount_changed}.
      *
-     * @param plan    the registered plan
-     * @param created the mounts the container was created with ({@code spec().mounts()})
+     * @param plan              the registered plan
+     * @param created           the mounts the container was created with ({@code spec().mounts()})
+     * @param registeredSources sources of the registered instances, as in
+     *                          {@link ValidationContext#registeredSources()}
      * @return {@code created}, or {@code plan_rejected}
      */
-    public Outcome<List<ContainerSpec.BindMount>> revalidateMounts(Plan plan, List<ContainerSpec.BindMount> created) {
-        Validator.Mounts m = validator.mounts(plan);
+    public Outcome<List<ContainerSpec.BindMount>> revalidateMounts(Plan plan, List<ContainerSpec.BindMount> created,
+            Map<String, List<String>> registeredSources) {
+        Validator.Mounts m = validator.mounts(plan, registeredSources);
         List<Violation> v = new java.util.ArrayList<>(m.violations());
         if (v.isEmpty()) {
             v.addAll(validator.unchanged(m.mounts(), created));
@@ -131,7 +141,9 @@ public final class PlanPolicy {
     /**
      * The check-disk rule (SPEC section 2): 1 to 16 absolute paths with no dot or empty segment,
      * each existing and, after resolving every symlink, at or below one of the allowed roots and
-     * never the Docker socket's folder or the data directory.
+     * never the Docker socket's folder or the data directory. A path lexically outside every root
+     * is {@code outside_allowed_root} without any file system call, so the answer never tells
+     * whether it exists.
      *
      * @param paths the paths as sent
      * @return the resolved paths in request order, or {@code plan_rejected} ({@code paths[i]} fields)

@@ -82,6 +82,18 @@ public final class Rules {
     public static final String DATA_DIR = "data_dir";
     /** A source no longer resolves to the path the container was created with. */
     public static final String MOUNT_CHANGED = "mount_changed";
+    /**
+     * (1.1) A folder from the allowed root down to the source's parent is not owned by root or the
+     * agent, or is writable by group or others: someone else could swap a component after validation.
+     */
+    public static final String UNSAFE_ANCESTOR = "unsafe_ancestor";
+    /**
+     * (1.1) The source equals, contains or lies inside a source of another registered instance (its
+     * current plan or a replace's prior plan); a container could then reach its neighbour's folders.
+     */
+    public static final String SOURCE_OVERLAPS_INSTANCE = "source_overlaps_instance";
+    /** (1.1) The source equals, contains or lies inside another mount source of the same plan. */
+    public static final String SOURCE_OVERLAPS_MOUNT = "source_overlaps_mount";
     /** check-disk: not 1 to 16 paths. */
     public static final String PATH_COUNT = "path_count";
 
@@ -112,6 +124,13 @@ public final class Rules {
     public static final String TOO_MANY_LABELS = "too_many_labels";
     /** A key in the reserved {@code dogama.}/{@code io.dogama.} namespace, any letter case. */
     public static final String RESERVED_LABEL = "reserved_label";
+    /**
+     * (1.1) A key in a namespace other host tools act on ({@code traefik.}, {@code com.docker.}, ...,
+     * see SPEC section 5), any letter case.
+     */
+    public static final String FOREIGN_LABEL_NAMESPACE = "foreign_label_namespace";
+    /** (1.1) The administrator's {@code customLabelPrefixes} is set and the key starts with none of them. */
+    public static final String LABEL_PREFIX_NOT_ALLOWED = "label_prefix_not_allowed";
     /** Label key syntax. */
     public static final String LABEL_KEY = "label_key";
     /** Label value over 256 characters or not printable. */
@@ -122,8 +141,13 @@ public final class Rules {
     public static final String USER_NOT_NUMERIC = "user_not_numeric";
     /** UID or GID above 2147483647. */
     public static final String USER_OUT_OF_RANGE = "user_out_of_range";
-    /** UID 0 (or an image whose USER may be root) while the administrator forbids it. */
+    /** UID 0 or GID 0 (or an image whose USER may be either) while the administrator forbids it. */
     public static final String ROOT_USER_FORBIDDEN = "root_user_forbidden";
+    /**
+     * (1.1) The UID or GID is the group owning the Docker socket (or, with no user in the plan, the
+     * image's USER may be in it): such a container is one mount away from host root.
+     */
+    public static final String FORBIDDEN_GROUP = "forbidden_group";
 
     // --- networks (SPEC 8.7) ---
     /** No network requested. */

@@ -7,25 +7,35 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * Engine and registry facts the validator needs for the port rules of SPEC section 8.4, supplied by
- * the caller (this module never talks to Docker or to the registry).
+ * Engine and registry facts the validator needs for the port rules of SPEC section 8.4 and the
+ * overlap rule of SPEC section 8.3 (1.1), supplied by the caller (this module never talks to Docker
+ * or to the registry).
  *
  * @param dockerPublished    every host binding Docker currently publishes, EXCEPT those of the
  *                           instance's own registered current container (during a replace its own
  *                           bindings do not count); the caller filters by container ID
  * @param registeredBindings host bindings of the registered instances, by instance ID; the entry of
  *                           the plan's own instance, if any, is ignored
+ * @param registeredSources  bind sources of the registered instances as their plans state them
+ *                           (current and, mid-replace, prior plan), by instance ID; the entry of the
+ *                           plan's own instance, if any, is ignored (during its replace its own
+ *                           sources do not count)
  */
-public record ValidationContext(Set<HostPort> dockerPublished, Map<String, List<HostPort>> registeredBindings) {
+public record ValidationContext(Set<HostPort> dockerPublished, Map<String, List<HostPort>> registeredBindings,
+        Map<String, List<String>> registeredSources) {
     /** No published port and no other instance: for tests and for a first instance on an empty engine. */
-    public static final ValidationContext EMPTY = new ValidationContext(Set.of(), Map.of());
+    public static final ValidationContext EMPTY = new ValidationContext(Set.of(), Map.of(), Map.of());
 
     /** Copies the collections. */
     public ValidationContext {
         dockerPublished = Set.copyOf(dockerPublished);
-        Map<String, List<HostPort>> copy = new java.util.HashMap<>();
-        Objects.requireNonNull(registeredBindings, "registeredBindings")
-                .forEach((id, bindings) -> copy.put(id, List.copyOf(bindings)));
-        registeredBindings = Map.copyOf(copy);
+        registeredBindings = copy(Objects.requireNonNull(registeredBindings, "registeredBindings"));
+        registeredSources = copy(Objects.requireNonNull(registeredSources, "registeredSources"));
+    }
+
+    private static <T> Map<String, List<T>> copy(Map<String, List<T>> m) {
+        Map<String, List<T>> copy = new java.util.HashMap<>();
+        m.forEach((id, values) -> copy.put(id, List.copyOf(values)));
+        return Map.copyOf(copy);
     }
 }

@@ -4,6 +4,7 @@ import static io.dogama.agent.policy.Fixture.json;
 import static io.dogama.agent.policy.Fixture.list;
 import static io.dogama.agent.policy.Fixture.map;
 import static io.dogama.agent.policy.Fixture.sub;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -197,6 +198,69 @@ class AdminConfigTest {
         config.put("allowedRoots", map("instances", "/"));
         PolicyException e = assertThrows(PolicyException.class, () -> AdminConfig.parse(json(config)));
         assertEquals(3, e.getMessage().split("; ").length, e.getMessage());
+    }
+
+    @Test
+    void aRevision11FileWithEveryOptionalFieldLoads() throws IOException, PolicyException {
+        Path metrics = Files.createDirectories(tmp.resolve("textfile")).resolve("dogama.prom");
+        Path audit = Files.createDirectories(tmp.resolve("log/dogama-agent"));
+        Map<String, Object> config = f.configMap();
+        config.put("customLabelPrefixes", list("owner", "team."));
+        config.put("metricsFile", metrics.toString());
+        config.put("audit", map("dir", audit.toString(), "maxFileBytes", 67108864));
+        AdminConfig c = AdminConfig.parse(json(config));
+        assertEquals(List.of("owner", "team."), c.customLabelPrefixes());
+        assertEquals(java.util.Optional.of(metrics), c.metricsFile());
+        assertEquals(new AdminConfig.Audit(audit, 67108864), c.audit());
+    }
+
+    @Test
+    void withoutTheOptionalFieldsTheDefaultsApply() throws PolicyException {
+        AdminConfig c = f.config();
+        assertEquals(List.of(), c.customLabelPrefixes(), "no narrowing");
+        assertEquals(java.util.Optional.empty(), c.metricsFile());
+        assertEquals(new AdminConfig.Audit(f.dataDir.resolve("audit"), AdminConfig.DEFAULT_AUDIT_MAX_FILE_BYTES),
+                c.audit());
+        Map<String, Object> config = f.configMap();
+        config.put("audit", map("maxFileBytes", 1048576));
+        assertEquals(new AdminConfig.Audit(f.dataDir.resolve("audit"), 1048576),
+                assertDoesNotThrow(() -> AdminConfig.parse(json(config))).audit());
+    }
+
+    @Test
+    void customLabelPrefixesAreCheckedAtStart() {
+        assertRefused("customLabelPrefixes: count", c -> c.put("customLabelPrefixes", list()));
+        assertRefused("customLabelPrefixes: too_large", c -> c.put("customLabelPrefixes",
+                new java.util.ArrayList<Object>(java.util.Collections.nCopies(33, "a"))));
+        for (String bad : List.of("", "Owner", ".x", "-x", "a b", "a/b")) {
+            assertRefused("customLabelPrefixes[0]: invalid_prefix", c -> c.put("customLabelPrefixes", list(bad)));
+        }
+        assertRefused("customLabelPrefixes[0]: reserved_label", c -> c.put("customLabelPrefixes", list("io.dogama.")));
+        assertRefused("customLabelPrefixes[0]: foreign_label_namespace", c -> c.put("customLabelPrefixes",
+                list("traefik.http.")));
+        assertRefused("customLabelPrefixes[1]: duplicate", c -> c.put("customLabelPrefixes", list("a", "a")));
+        assertRefused("customLabelPrefixes: wrong_type", c -> c.put("customLabelPrefixes", "owner"));
+        assertRefused("customLabelPrefixes: null_value", c -> c.put("customLabelPrefixes", null));
+    }
+
+    @Test
+    void theMetricsFileAndTheAuditFolderAreCheckedAtStart() {
+        assertRefused("metricsFile: not_absolute", c -> c.put("metricsFile", "dogama.prom"));
+        assertRefused("metricsFile: dot_segment", c -> c.put("metricsFile", "/var/../dogama.prom"));
+        assertRefused("metricsFile: null_value", c -> c.put("metricsFile", null));
+        // A container could rewrite a file below an allowed root, or swap a folder on the way to it.
+        assertRefused("metricsFile: inside_allowed_root", c -> c.put("metricsFile",
+                f.data.resolve("dogama.prom").toString()));
+        assertRefused("metricsFile: docker_socket", c -> c.put("metricsFile", f.socketDir.resolve("m.prom")
+                .toString()));
+        assertRefused("audit.dir: inside_allowed_root", c -> c.put("audit", map("dir", f.data.toString())));
+        assertRefused("audit.dir: inside_allowed_root", c -> c.put("audit", map("dir", f.dir.resolve("srv")
+                .toString())));
+        assertRefused("audit.dir: not_absolute", c -> c.put("audit", map("dir", "audit")));
+        assertRefused("audit.maxFileBytes: out_of_range", c -> c.put("audit", map("maxFileBytes", 1024)));
+        assertRefused("audit.maxFileBytes: out_of_range", c -> c.put("audit", map("maxFileBytes",
+                AdminConfig.MAX_AUDIT_FILE_BYTES + 1)));
+        assertRefused("audit.rotate: unknown_field", c -> c.put("audit", map("rotate", true)));
     }
 
     @Test

@@ -23,11 +23,14 @@ import java.util.Map;
 
 /**
  * A real host layout in a temporary folder: an allowed root with an instance's data folder, a folder
- * outside every root, a Docker socket (a real listening Unix socket) in its own folder, a data
- * directory and a secret file; plus the administrator config over it and the demo plan.
+ * outside every root, a Docker socket (a real listening Unix socket, group {@link #SOCKET_GID}) in
+ * its own folder, a data directory and a secret file; plus the administrator config over it and the
+ * demo plan.
  */
 final class Fixture implements AutoCloseable {
     static final String DEMO_IMAGE_ID = "sha256:e0d78e698369f6bd67ecd62429442e06f7e1423b813ec6f7503fff67a81cd496";
+    /** The group the fixture's Docker socket belongs to, as a host's {@code docker} group would. */
+    static final int SOCKET_GID = 2375;
 
     final Path dir;
     final Path instances;
@@ -49,6 +52,7 @@ final class Fixture implements AutoCloseable {
         socket = socketDir.resolve("docker.sock");
         socketChannel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         socketChannel.bind(UnixDomainSocketAddress.of(socket));
+        Files.setAttribute(socket, "unix:gid", SOCKET_GID);
         dataDir = Files.createDirectories(dir.resolve("var/lib/dogama-agent"));
         secret = dir.resolve("secrets/hmac");
         Files.createDirectories(secret.getParent());

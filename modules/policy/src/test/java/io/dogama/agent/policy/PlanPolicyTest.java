@@ -41,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PlanPolicyTest {
     private static final HostPort DEMO_BINDING = new HostPort("0.0.0.0", 20080, Protocol.TCP);
+    /** No other registered instance. */
+    private static final Map<String, List<String>> NO_OTHERS = Map.of();
 
     @TempDir
     Path tmp;
@@ -353,19 +355,18 @@ class PlanPolicyTest {
 
         @Test
         void theDockerSocketIsNeverASource() throws IOException {
-            source(f.socket);
-            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
-                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
-                    new Violation("mounts[0].source", Rules.NOT_REGULAR));
-            source(f.socketDir);
-            assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
-                    new Violation("mounts[0].source", Rules.DOCKER_SOCKET));
+            // Lexically outside every root: refused as any other outside path, without looking at it.
+            for (Path p : List.of(f.socket, f.socketDir, f.dir.resolve("run"))) {
+                source(p);
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+            }
+            // Reached through a link inside the root: resolved, and every rule it breaks is named.
             source(Files.createSymbolicLink(f.instances.resolve("demo-0001/sock"), f.socket));
             assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
                     new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
                     new Violation("mounts[0].source", Rules.NOT_REGULAR));
             // An ancestor of the socket's folder would expose it too.
-            source(f.dir.resolve("run"));
+            source(Files.createSymbolicLink(f.instances.resolve("demo-0001/run"), f.dir.resolve("run")));
             assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
                     new Violation("mounts[0].source", Rules.DOCKER_SOCKET));
         }
@@ -387,6 +388,108 @@ class PlanPolicyTest {
                 ch.bind(java.net.UnixDomainSocketAddress.of(sock));
                 source(sock);
                 assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_REGULAR));
+            }
+        }
+
+        @Test
+        void aPathLexicallyOutsideEveryRootIsRefusedWithoutLookingAtIt() throws IOException {
+            // Whether it exists, is secret, is the socket or would resolve into the root: one answer.
+            Path linkIn = Files.createSymbolicLink(f.outside.resolve("into-root"), f.data);
+            for (String p : List.of("/etc/shadow", "/etc/nope", f.socket.toString(), f.outside.toString(),
+                    f.outside + "/missing", linkIn.toString(), f.dataDir.toString())) {
+                source(p);
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+            }
+        }
+
+        @Test
+        void aLinkInsideTheRootLeadingOutGetsOneAnswerWhetherItsTargetExistsOrNot() throws IOException {
+            Path dir = f.data.getParent();
+            for (Path target : List.of(f.outside, f.outside.resolve("missing"), Path.of("/etc/nope-dogama"))) {
+                Files.deleteIfExists(dir.resolve("out"));
+                source(Files.createSymbolicLink(dir.resolve("out"), target));
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT));
+                assertOnly(policy.checkPaths(List.of(dir.resolve("out").toString())),
+                        new Violation("paths[0]", Rules.OUTSIDE_ALLOWED_ROOT));
+            }
+            // A dangling link that stays inside is simply missing.
+            Files.delete(dir.resolve("out"));
+            source(Files.createSymbolicLink(dir.resolve("out"), dir.resolve("gone")));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.NOT_FOUND));
+        }
+
+        @Test
+        void everyAncestorFromTheRootMustBeOwnedByRootOrTheAgentAndWritableByNoOneElse() throws IOException {
+            Path instance = f.data.getParent();
+            ok(validate());
+            setOwner(instance, 1000);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            setOwner(instance, 0);
+            for (String mode : List.of("rwxrwxr-x", "rwxr-xrwx", "rwxrwxrwx")) {
+                Files.setPosixFilePermissions(instance, perms(mode));
+                assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            }
+            Files.setPosixFilePermissions(instance, perms("rwxr-xr-x"));
+            ok(validate());
+            // The root itself counts.
+            Files.setPosixFilePermissions(f.instances, perms("rwxrwxrwx"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            setOwner(f.instances, 1000);
+            Files.setPosixFilePermissions(f.instances, perms("rwxr-xr-x"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
+        @Test
+        void theSourceItselfMayBelongToTheInstancesUser() throws IOException {
+            setOwner(f.data, 1000);
+            Files.setPosixFilePermissions(f.data, perms("rwxrwxrwx"));
+            ok(approve(Fixture.demoImage()));
+            // Above the root nothing is checked: the root is the administrator's.
+            Files.setPosixFilePermissions(f.instances.getParent(),
+                    perms("rwxrwxrwx"));
+            ok(approve(Fixture.demoImage()));
+        }
+
+        @Test
+        void theAncestorsOfTheRealPathAreCheckedNotThoseOfTheLink() throws IOException {
+            Path unsafe = Files.createDirectories(f.instances.resolve("shared/demo/data"));
+            Files.setPosixFilePermissions(unsafe.getParent().getParent(),
+                    perms("rwxrwxrwx"));
+            source(Files.createSymbolicLink(f.data.getParent().resolve("link"), unsafe));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
+        @Test
+        void aSourceMayNotOverlapASourceOfAnotherRegisteredInstance() throws IOException {
+            Path sub = Files.createDirectories(f.data.resolve("sub"));
+            Path sibling = Files.createDirectories(f.instances.resolve("demo-0001/data2"));
+            for (Path other : List.of(f.data, f.data.getParent(), sub, f.instances)) {
+                var ctx = new ValidationContext(Set.of(), Map.of(), Map.of("other-0001", List.of(other.toString())));
+                assertOnly(validate(ctx), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            }
+            // Compared by components, not as strings; and the instance's own sources never count.
+            ok(validate(new ValidationContext(Set.of(), Map.of(), Map.of("other-0001", List.of(sibling.toString()),
+                    "demo-0001", List.of(f.data.toString())))));
+            // Through a link either way: real paths are compared.
+            Path alias = Files.createSymbolicLink(f.instances.resolve("alias"), f.data);
+            var viaLink = new ValidationContext(Set.of(), Map.of(), Map.of("other-0001", List.of(alias.toString())));
+            assertOnly(validate(viaLink), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            source(alias);
+            var direct = new ValidationContext(Set.of(), Map.of(), Map.of("other-0001", List.of(sub.toString())));
+            assertOnly(validate(direct), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+        }
+
+        @Test
+        void twoMountsOfOnePlanMayNotOverlap() throws Exception {
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            sub(t, "mounts").put("/logs", map("root", "instances", "readOnly", false));
+            policy = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            Path logs = Files.createDirectories(f.data.getParent().resolve("logs"));
+            Fixture.items(plan, "mounts").add(map("source", logs.toString(), "target", "/logs", "readOnly", false));
+            ok(validate());
+            for (Path p : List.of(f.data, Files.createDirectories(f.data.resolve("logs")), f.data.getParent())) {
+                at(plan, "mounts", 1).put("source", p.toString());
+                assertOnly(validate(), new Violation("mounts[1].source", Rules.SOURCE_OVERLAPS_MOUNT));
             }
         }
 
@@ -416,15 +519,16 @@ class PlanPolicyTest {
         @Test
         void anUnchangedSourcePasses() {
             ApprovedPlan a = ok(approve(Fixture.demoImage()));
-            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan())));
-            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan(), a.spec().mounts())));
+            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan(), NO_OTHERS)));
+            assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS)));
         }
 
         @Test
         void aVanishedSourceFails() throws IOException {
             ApprovedPlan a = ok(approve(Fixture.demoImage()));
             Files.delete(f.data);
-            assertOnly(policy.revalidateMounts(a.plan()), new Violation("mounts[0].source", Rules.NOT_FOUND));
+            assertOnly(policy.revalidateMounts(a.plan(), NO_OTHERS),
+                    new Violation("mounts[0].source", Rules.NOT_FOUND));
         }
 
         @Test
@@ -432,10 +536,11 @@ class PlanPolicyTest {
             ApprovedPlan a = ok(approve(Fixture.demoImage()));
             Files.delete(f.data);
             Files.createSymbolicLink(f.data, Path.of("/"));
-            assertOnly(policy.revalidateMounts(a.plan()), new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
+            assertOnly(policy.revalidateMounts(a.plan(), NO_OTHERS),
+                    new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT),
                     new Violation("mounts[0].source", Rules.DOCKER_SOCKET),
                     new Violation("mounts[0].source", Rules.DATA_DIR));
-            assertViolation(policy.revalidateMounts(a.plan(), a.spec().mounts()), "mounts[0].source",
+            assertViolation(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS), "mounts[0].source",
                     Rules.OUTSIDE_ALLOWED_ROOT);
         }
 
@@ -446,9 +551,27 @@ class PlanPolicyTest {
             Files.delete(f.data);
             Files.createSymbolicLink(f.data, other);
             assertEquals(List.of(new ContainerSpec.BindMount(other.toString(), "/data", false)),
-                    ok(policy.revalidateMounts(a.plan())), "still below the root, so the rule alone passes");
-            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts()),
+                    ok(policy.revalidateMounts(a.plan(), NO_OTHERS)), "still below the root, so the rule alone passes");
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS),
                     new Violation("mounts[0].source", Rules.MOUNT_CHANGED));
+        }
+
+        @Test
+        void anAncestorMadeUnsafeSinceFails() throws IOException {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            Files.setPosixFilePermissions(f.data.getParent(),
+                    perms("rwxrwxrwx"));
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS),
+                    new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
+        @Test
+        void anOverlapWithAnotherRegisteredInstanceFails() {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts(),
+                    Map.of("other-0001", List.of(f.data.getParent().toString()))),
+                    new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            ok(policy.revalidateMounts(a.plan(), a.spec().mounts(), Map.of("demo-0001", List.of(f.data.toString()))));
         }
 
         @Test
@@ -457,7 +580,7 @@ class PlanPolicyTest {
             Path moved = f.dir.resolve("srv/instances/moved");
             Files.move(f.instances.resolve("demo-0001"), moved);
             Files.createSymbolicLink(f.instances.resolve("demo-0001"), moved);
-            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts()),
+            assertOnly(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS),
                     new Violation("mounts[0].source", Rules.MOUNT_CHANGED));
         }
     }
@@ -509,20 +632,20 @@ class PlanPolicyTest {
         @Test
         void aPortOfAnotherRegisteredInstanceConflicts() {
             var ctx = new ValidationContext(Set.of(),
-                    Map.of("other-0001", List.of(new HostPort("127.0.0.1", 20080, Protocol.TCP))));
+                    Map.of("other-0001", List.of(new HostPort("127.0.0.1", 20080, Protocol.TCP))), Map.of());
             Outcome.Failed<?> failed = assertInstanceOf(Outcome.Failed.class, validate(ctx));
             assertEquals(ProblemCode.PORT_CONFLICT, failed.code(), "only conflicts: 409 port_conflict");
         }
 
         @Test
         void aPortDockerAlreadyPublishesConflicts() {
-            var ctx = new ValidationContext(Set.of(new HostPort("::", 20080, Protocol.TCP)), Map.of());
+            var ctx = new ValidationContext(Set.of(new HostPort("::", 20080, Protocol.TCP)), Map.of(), Map.of());
             assertEquals(ProblemCode.PORT_CONFLICT, ((Outcome.Failed<?>) validate(ctx)).code());
         }
 
         @Test
         void duringAReplaceTheInstancesOwnBindingsDoNotCount() {
-            var ctx = new ValidationContext(Set.of(), Map.of("demo-0001", List.of(DEMO_BINDING)));
+            var ctx = new ValidationContext(Set.of(), Map.of("demo-0001", List.of(DEMO_BINDING)), Map.of());
             ok(validate(ctx));
         }
 
@@ -530,10 +653,11 @@ class PlanPolicyTest {
         void otherProtocolsAndAddressesDoNotConflict() {
             var ctx = new ValidationContext(Set.of(new HostPort("0.0.0.0", 20080, Protocol.UDP),
                     new HostPort("0.0.0.0", 20081, Protocol.TCP)),
-                    Map.of("other-0001", List.of(new HostPort("0.0.0.0", 20079, Protocol.TCP))));
+                    Map.of("other-0001", List.of(new HostPort("0.0.0.0", 20079, Protocol.TCP))), Map.of());
             ok(validate(ctx));
             at(plan, "ports", 0).put("hostIp", "127.0.0.1");
-            var specific = new ValidationContext(Set.of(new HostPort("10.1.1.1", 20080, Protocol.TCP)), Map.of());
+            var specific = new ValidationContext(Set.of(new HostPort("10.1.1.1", 20080, Protocol.TCP)), Map.of(),
+                    Map.of());
             ok(validate(specific));
         }
 
@@ -550,7 +674,7 @@ class PlanPolicyTest {
         @Test
         void aConflictAmongOtherViolationsIsReportedAsAViolation() {
             plan.put("user", "root");
-            var ctx = new ValidationContext(Set.of(DEMO_BINDING), Map.of());
+            var ctx = new ValidationContext(Set.of(DEMO_BINDING), Map.of(), Map.of());
             assertOnly(validate(ctx), new Violation("ports[0].hostPort", Rules.PORT_CONFLICT),
                     new Violation("user", Rules.USER_NOT_NUMERIC));
         }
@@ -617,6 +741,40 @@ class PlanPolicyTest {
         }
 
         @Test
+        void keysInTheNamespacesOfOtherHostToolsAreRefusedInAnyCase() {
+            List<String> foreign = List.of("com.docker.compose.project", "org.opencontainers.image.source",
+                    "org.label-schema.name", "traefik.http.routers.x.rule", "com.centurylinklabs.watchtower.enable",
+                    "io.portainer.accesscontrol.public", "autoheal", "autoheal.stop.timeout", "diun.enable",
+                    "com.github.containrrr.shoutrrr");
+            for (String key : foreign) {
+                plan.put("labels", map(key, "true"));
+                assertOnly(validate(), new Violation("labels." + key, Rules.FOREIGN_LABEL_NAMESPACE));
+            }
+            plan.put("labels", map("Traefik.enable", "true", "COM.DOCKER.compose.service", "x"));
+            assertOnly(validate(), new Violation("labels.Traefik.enable", Rules.FOREIGN_LABEL_NAMESPACE),
+                    new Violation("labels.Traefik.enable", Rules.LABEL_KEY),
+                    new Violation("labels.COM.DOCKER.compose.service", Rules.FOREIGN_LABEL_NAMESPACE),
+                    new Violation("labels.COM.DOCKER.compose.service", Rules.LABEL_KEY));
+            // Only the namespaces themselves: a key that merely shares letters is fine.
+            plan.put("labels", map("traefik", "x", "com.dockerhub.team", "y", "diun", "z", "org.example.tier", "w"));
+            ok(validate());
+        }
+
+        @Test
+        void theAdministratorMayNarrowCustomKeysToPrefixes() throws Exception {
+            Map<String, Object> config = f.configMap();
+            config.put("customLabelPrefixes", list("owner", "team."));
+            policy = policyWith(config);
+            plan.put("labels", map("owner", "a", "owner-2", "b", "team.x", "c"));
+            ok(validate());
+            plan.put("labels", map("owner", "a", "team", "b", "billing", "c"));
+            assertOnly(validate(), new Violation("labels.team", Rules.LABEL_PREFIX_NOT_ALLOWED),
+                    new Violation("labels.billing", Rules.LABEL_PREFIX_NOT_ALLOWED));
+            plan.put("labels", map());
+            ok(validate());
+        }
+
+        @Test
         void labelKeySyntax() {
             plan.put("labels", map("Owner", "a", "-x", "b", "a b", "c", "x.", "d"));
             assertOnly(validate(), new Violation("labels.Owner", Rules.LABEL_KEY),
@@ -648,8 +806,6 @@ class PlanPolicyTest {
             }
             plan.put("user", "2147483647:2147483647");
             ok(validate());
-            plan.put("user", "1000:0");
-            ok(validate());
         }
 
         @Test
@@ -663,18 +819,85 @@ class PlanPolicyTest {
         }
 
         @Test
+        void gidZeroOnlyWhenTheAdministratorAllowsIt() throws Exception {
+            for (String u : List.of("1000:0", "0:1000")) {
+                plan.put("user", u);
+                assertOnly(validate(), new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+            }
+            Map<String, Object> config = f.configMap();
+            config.put("allowRootUser", true);
+            policy = policyWith(config);
+            plan.put("user", "1000:0");
+            ok(validate());
+        }
+
+        @Test
+        void theDockerSocketsGroupIsNeverTheUidOrGid() throws Exception {
+            int g = Fixture.SOCKET_GID;
+            for (String u : List.of("1000:" + g, g + ":1000", g + ":" + g)) {
+                plan.put("user", u);
+                assertOnly(validate(), new Violation("user", Rules.FORBIDDEN_GROUP));
+            }
+            // Not even when root is allowed: the engine's group is more than root in a container.
+            Map<String, Object> config = f.configMap();
+            config.put("allowRootUser", true);
+            policy = policyWith(config);
+            plan.put("user", "1000:" + g);
+            assertOnly(validate(), new Violation("user", Rules.FORBIDDEN_GROUP));
+            plan.put("user", "1000:1000");
+            ok(validate());
+            // The group is read at each validation: an operator's chgrp applies at once.
+            Files.setAttribute(f.socket, "unix:gid", 1000);
+            assertOnly(validate(), new Violation("user", Rules.FORBIDDEN_GROUP));
+        }
+
+        @Test
+        void aSocketWhoseGroupCannotBeReadProvesNoGroupSafe() throws IOException {
+            Files.delete(f.socket);
+            assertOnly(validate(), new Violation("user", Rules.FORBIDDEN_GROUP));
+        }
+
+        @Test
         void withoutAUserTheImagesUserMustNotBeRoot() throws Exception {
             plan.remove("user");
             ok(approve(Fixture.demoImage()));
-            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000")));
-            for (String imageUser : List.of("", "root", "0", "0:0", "nobody", "00")) {
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:1000")));
+            for (String imageUser : List.of("", "0:0", "00:0", "1000:0", "0:1000")) {
                 assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
                         new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+            }
+            // A name, or a bare UID's group, is decided by the image's own files: root, or any group.
+            for (String imageUser : List.of("root", "0", "00")) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                        new Violation("user", Rules.ROOT_USER_FORBIDDEN), new Violation("user", Rules.FORBIDDEN_GROUP));
             }
             Map<String, Object> config = f.configMap();
             config.put("allowRootUser", true);
             policy = policyWith(config);
             ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "")));
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "0:0")));
+        }
+
+        @Test
+        void withoutAUserTheImagesUserMustBeProvablyOutsideTheSocketsGroup() throws Exception {
+            plan.remove("user");
+            int g = Fixture.SOCKET_GID;
+            for (String imageUser : List.of("1000:" + g, g + ":1000")) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                        new Violation("user", Rules.FORBIDDEN_GROUP));
+            }
+            // A bare UID or a name leaves the group to the image's /etc/passwd: it may be root's or the socket's.
+            for (String imageUser : List.of("1000", "nobody", "1000:nogroup")) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                        new Violation("user", Rules.ROOT_USER_FORBIDDEN), new Violation("user", Rules.FORBIDDEN_GROUP));
+            }
+            Map<String, Object> config = f.configMap();
+            config.put("allowRootUser", true);
+            policy = policyWith(config);
+            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000")),
+                    new Violation("user", Rules.FORBIDDEN_GROUP));
+            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:" + g)),
+                    new Violation("user", Rules.FORBIDDEN_GROUP));
         }
     }
 
@@ -728,6 +951,23 @@ class PlanPolicyTest {
         }
 
         @Test
+        void aPathLexicallyOutsideEveryRootGetsOneAnswerWhateverItIs() throws IOException {
+            Path linkIn = Files.createSymbolicLink(f.outside.resolve("into-root"), f.data);
+            List<String> paths = List.of("/etc/shadow", "/etc/nope", f.socket.toString(), linkIn.toString(),
+                    f.dataDir.toString());
+            assertOnly(policy.checkPaths(paths), new Violation("paths[0]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[1]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[2]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[3]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[4]", Rules.OUTSIDE_ALLOWED_ROOT));
+            // Lexically inside, the full check still runs: a missing path is named, a link out is followed.
+            Path escape = Files.createSymbolicLink(f.instances.resolve("escape"), f.socketDir);
+            assertOnly(policy.checkPaths(List.of(f.instances + "/missing", escape.toString())),
+                    new Violation("paths[0]", Rules.NOT_FOUND), new Violation("paths[1]", Rules.OUTSIDE_ALLOWED_ROOT),
+                    new Violation("paths[1]", Rules.DOCKER_SOCKET));
+        }
+
+        @Test
         void oneToSixteenPaths() {
             assertOnly(policy.checkPaths(List.of()), new Violation("paths", Rules.PATH_COUNT));
             List<String> many = java.util.Collections.nCopies(17, f.data.toString());
@@ -747,9 +987,16 @@ class PlanPolicyTest {
                     new Violation("paths[4]", Rules.OUTSIDE_ALLOWED_ROOT),
                     new Violation("paths[5]", Rules.OUTSIDE_ALLOWED_ROOT),
                     new Violation("paths[6]", Rules.OUTSIDE_ALLOWED_ROOT),
-                    new Violation("paths[7]", Rules.OUTSIDE_ALLOWED_ROOT),
-                    new Violation("paths[7]", Rules.DOCKER_SOCKET));
+                    new Violation("paths[7]", Rules.OUTSIDE_ALLOWED_ROOT));
         }
+    }
+
+    static java.util.Set<java.nio.file.attribute.PosixFilePermission> perms(String s) {
+        return java.nio.file.attribute.PosixFilePermissions.fromString(s);
+    }
+
+    static void setOwner(Path p, int uid) throws IOException {
+        Files.setAttribute(p, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     @Test

@@ -225,10 +225,37 @@ final class Env {
         return out;
     }
 
+    /** @return the bind sources a registered plan names, as stated in it (none if it does not parse) */
+    static List<String> sources(String canonicalPlan) {
+        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
+            return List.of();
+        }
+        return ok.value().mounts().stream().map(Plan.Mount::source).toList();
+    }
+
     /**
-     * Port facts for the validator: what Docker publishes, minus what the instance's own running
-     * containers publish (SPEC 8.4: during a replace its own bindings do not count), and the bindings
-     * of every registered instance (current and, mid-replace, prior plan).
+     * The bind sources of every registered instance, current and, mid-replace, prior plan (SPEC 8.3,
+     * 1.1): fed to the validator's overlap rule at validation and before every start.
+     *
+     * @return sources by instance ID
+     * @throws RegistryException if the registry failed
+     */
+    Map<String, List<String>> registeredSources() throws RegistryException {
+        Map<String, List<String>> out = new HashMap<>();
+        for (Lookup l : registry.all()) {
+            if (l instanceof Lookup.Found f) {
+                List<String> s = new ArrayList<>(sources(f.record().canonicalPlan()));
+                f.record().prior().ifPresent(p -> s.addAll(sources(p.canonicalPlan())));
+                out.put(f.record().instanceId(), s);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Port and source facts for the validator: what Docker publishes, minus what the instance's own
+     * running containers publish (SPEC 8.4: during a replace its own bindings do not count), and the
+     * bindings and bind sources of every registered instance (current and, mid-replace, prior plan).
      *
      * @param own container IDs of the instance itself
      * @return the context
@@ -253,7 +280,7 @@ final class Env {
                 registered.put(f.record().instanceId(), b);
             }
         }
-        return new ValidationContext(published, registered);
+        return new ValidationContext(published, registered, registeredSources());
     }
 
     /** The engine may report an unset or wildcard address either way; both mean "all addresses". */
@@ -342,20 +369,24 @@ final class Env {
 
     /**
      * SPEC 8.3: bind sources are checked again before every start and restart, against the very
-     * mounts the container was created with.
+     * mounts the container was created with, with every mount rule of a validation (ancestors,
+     * overlaps with the other registered instances included).
      *
      * @param canonicalPlan the plan the container was made from
      * @param container     the container as inspected
-     * @throws Abort {@code plan_rejected} ({@code mount_changed}, {@code not_found}, ...)
+     * @throws Abort             {@code plan_rejected} ({@code mount_changed}, {@code not_found},
+     *                           {@code unsafe_ancestor}, {@code source_overlaps_instance}, ...)
+     * @throws RegistryException if the registry failed
      */
-    void revalidateMounts(String canonicalPlan, ContainerInfo container) throws Abort {
+    void revalidateMounts(String canonicalPlan, ContainerInfo container) throws Abort, RegistryException {
         List<ContainerSpec.BindMount> created = new ArrayList<>();
         for (HostConfigView.MountView m : container.hostConfig().mounts()) {
             if ("bind".equals(m.type())) {
                 created.add(new ContainerSpec.BindMount(m.source(), m.target(), m.readOnly()));
             }
         }
-        if (policy.revalidateMounts(parseRegistered(canonicalPlan), created) instanceof Outcome.Failed<?> f) {
+        if (policy.revalidateMounts(parseRegistered(canonicalPlan), created, registeredSources())
+                instanceof Outcome.Failed<?> f) {
             throw Abort.of(f);
         }
     }

@@ -1,5 +1,6 @@
 package io.dogama.agent.policy.internal;
 
+import static io.dogama.agent.policy.internal.Fields.Presence.OPTIONAL;
 import static io.dogama.agent.policy.internal.Fields.Presence.REQUIRED;
 
 import io.dogama.agent.core.Violation;
@@ -16,13 +17,17 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /** The exact configuration shape of SPEC section 11 and its rules. */
 public final class AdminConfigReader {
     private static final Set<String> FIELDS = Set.of("listen", "dockerSocket", "secretFile", "dataDir",
-            "allowedRoots", "networks", "hostIps", "hostPorts", "limits", "allowRootUser");
+            "allowedRoots", "networks", "hostIps", "hostPorts", "limits", "allowRootUser",
+            // (1.1) optional
+            "customLabelPrefixes", "metricsFile", "audit");
+    private static final Set<String> AUDIT_FIELDS = Set.of("dir", "maxFileBytes");
     private static final Set<String> LISTEN_FIELDS = Set.of("host", "port");
     private static final Set<String> RANGE_FIELDS = Set.of("min", "max");
     private static final Set<String> LIMIT_FIELDS = Set.of("memoryBytes", "nanoCpus", "pidsLimit", "instances");
@@ -77,8 +82,29 @@ public final class AdminConfigReader {
         Long pids = positive(limits, "pidsLimit", Long.MAX_VALUE, v);
         Long instances = positive(limits, "instances", AdminConfig.MAX_INSTANCES, v);
         Boolean allowRoot = f.bool("allowRootUser", REQUIRED);
+        List<String> prefixes = f.strings("customLabelPrefixes", OPTIONAL, LabelKeys.MAX_PREFIXES,
+                LabelKeys.MAX_PREFIX_LENGTH);
+        Optional<Path> metricsFile = f.has("metricsFile") ? Optional.ofNullable(path(f, "metricsFile", v))
+                : Optional.empty();
+        Fields audit = f.object("audit", OPTIONAL, AUDIT_FIELDS);
+        Path auditDir = null;
+        long auditMax = AdminConfig.DEFAULT_AUDIT_MAX_FILE_BYTES;
+        if (audit != null) {
+            String dirText = audit.string("dir", OPTIONAL, PathRules.MAX_PATH_LENGTH);
+            if (dirText != null && PathRules.syntax(dirText, "audit.dir", v)) {
+                auditDir = Path.of(dirText);
+            }
+            Long maxBytes = audit.integer("maxFileBytes", OPTIONAL);
+            if (maxBytes != null && (maxBytes < AdminConfig.MIN_AUDIT_FILE_BYTES
+                    || maxBytes > AdminConfig.MAX_AUDIT_FILE_BYTES)) {
+                v.add(new Violation("audit.maxFileBytes", Rules.OUT_OF_RANGE));
+            } else if (maxBytes != null) {
+                auditMax = maxBytes;
+            }
+        }
 
         Map<String, Path> roots = new LinkedHashMap<>();
+        Map<String, Path> configuredRoots = new LinkedHashMap<>();
         if (rootsText != null) {
             if (rootsText.isEmpty()) {
                 v.add(new Violation("allowedRoots", "empty"));
@@ -88,21 +114,74 @@ public final class AdminConfigReader {
                 if (!Names.ROOT_NAME.matcher(name).matches()) {
                     v.add(new Violation(field, "invalid_root_name"));
                 }
-                realRoot(text, field, v).ifPresent(p -> roots.put(name, p));
+                realRoot(text, field, v).ifPresent(p -> {
+                    roots.put(name, p);
+                    configuredRoots.put(name, Path.of(text).normalize());
+                });
             });
         }
         List<String> problems = new ArrayList<>();
         v.forEach(x -> problems.add(x.field() + ": " + x.rule()));
+        if (prefixes != null) {
+            problems.addAll(LabelKeys.prefixProblems(prefixes));
+        }
         if (host != null && socket != null && secret != null && dataDir != null && networks != null
                 && hostIps != null) {
             problems.addAll(shapeProblems(host, socket, secret, dataDir, roots, networks, hostIps));
+            problems.addAll(outputProblems(metricsFile, auditDir == null ? dataDir : auditDir, socket, roots,
+                    configuredRoots));
         }
         if (!problems.isEmpty()) {
             throw new PolicyException("config: " + String.join("; ", problems));
         }
+        AdminConfig.Audit auditConfig = new AdminConfig.Audit(
+                auditDir == null ? dataDir.resolve(AdminConfig.DEFAULT_AUDIT_DIR_NAME) : auditDir, auditMax);
         return new AdminConfig(new AdminConfig.Listen(host, port.intValue()), socket, secret, dataDir, roots,
-                networks, hostIps, new AdminConfig.PortRange(min.intValue(), max.intValue()),
-                new AdminConfig.Limits(memory, cpus, pids, instances.intValue()), allowRoot);
+                configuredRoots, networks, hostIps, new AdminConfig.PortRange(min.intValue(), max.intValue()),
+                new AdminConfig.Limits(memory, cpus, pids, instances.intValue()), allowRoot,
+                prefixes == null ? List.of() : prefixes, metricsFile, auditConfig);
+    }
+
+    /**
+     * (1.1) Where the agent writes besides its data directory: the metrics file and the audit
+     * folder must be absolute, neither inside nor around an allowed root (a container could swap
+     * a component or rewrite what the agent wrote) nor in the Docker socket's folder. Compared in
+     * configured and best-effort real form.
+     *
+     * @param metricsFile the metrics file, if configured
+     * @param auditDir    the audit folder
+     * @param socket      the Docker socket
+     * @param roots       the allowed roots (real)
+     * @param configured  the allowed roots as configured
+     * @return every problem as {@code field: rule}
+     */
+    public static List<String> outputProblems(Optional<Path> metricsFile, Path auditDir, Path socket,
+            Map<String, Path> roots, Map<String, Path> configured) {
+        List<String> p = new ArrayList<>();
+        List<Path> rootForms = new ArrayList<>();
+        roots.values().forEach(r -> rootForms.addAll(PathRules.forms(r)));
+        configured.values().forEach(r -> rootForms.addAll(PathRules.forms(r)));
+        // "/" as a root is refused on its own; it would make every output path "inside" it too.
+        rootForms.removeIf(r -> r.getNameCount() == 0);
+        List<Path> socketFolders = PathRules.forms(socket).stream()
+                .map(s -> s.getParent() == null ? s : s.getParent()).toList();
+        Map<String, Path> outputs = new LinkedHashMap<>();
+        metricsFile.ifPresent(m -> outputs.put("metricsFile", m));
+        outputs.put("audit.dir", auditDir);
+        outputs.forEach((field, path) -> {
+            if (!path.isAbsolute() || path.getNameCount() == 0) {
+                p.add(field + ": " + Rules.NOT_ABSOLUTE);
+                return;
+            }
+            List<Path> forms = PathRules.forms(path);
+            if (overlap(forms, rootForms)) {
+                p.add(field + ": inside_allowed_root");
+            }
+            if (forms.stream().anyMatch(x -> socketFolders.stream().anyMatch(x::startsWith))) {
+                p.add(field + ": " + Rules.DOCKER_SOCKET);
+            }
+        });
+        return p;
     }
 
     private static PolicyException fail(List<Violation> v) {

@@ -11,33 +11,101 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Host path rules (SPEC sections 2, 8.3, 11): syntax first (absolute, no dot or empty segment, no
- * control character), then {@code toRealPath} resolves EVERY symlink, and the real path is compared
- * component by component ({@link Path#startsWith(Path)}) with the real allowed root, so
- * {@code /srv/x-evil} is not below {@code /srv/x} and a link anywhere on the way cannot escape.
+ * control character); then a path lexically outside every allowed root is refused without any file
+ * system call, so the answer never depends on whether it exists (1.1); only then {@code toRealPath}
+ * resolves EVERY symlink, and the real path is compared component by component
+ * ({@link Path#startsWith(Path)}) with the real allowed root, so {@code /srv/x-evil} is not below
+ * {@code /srv/x} and a link anywhere on the way cannot escape. (1.1) Every folder from the root down
+ * to a bind source's parent must be owned by root or the agent and writable by no one else, so no
+ * container can swap a component between the check and the engine's mount.
  */
 public final class PathRules {
     /** Longest host path accepted (Linux PATH_MAX). */
     public static final int MAX_PATH_LENGTH = 4096;
     /** Most paths in one check-disk request. */
     public static final int MAX_CHECK_PATHS = 16;
+    /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
+    static final int MAX_LINK_HOPS = 40;
+    /** UID of root, always a trusted owner of a bind source's ancestors. */
+    public static final int ROOT_UID = 0;
+    /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
+    static final int GROUP_OR_OTHER_WRITE = 0022;
+    /** Owned by the process's effective UID (procfs), the way to learn it without a platform-specific API. */
+    private static final Path PROC_SELF = Path.of("/proc/self");
 
     private final AdminConfig config;
+    private final int agentUid;
     private final List<Path> sockets;
     private final List<Path> socketFolders;
     private final List<Path> dataDirs;
+    private final List<Path> lexicalRoots;
 
     /**
+     * Path rules for this process: the agent's own UID is the owner of {@code /proc/self}; if that
+     * cannot be read, only root is trusted as an owner of a source's ancestors (stricter, never
+     * laxer; a non-dumpable process's {@code /proc/self} is root's, which errs the same way).
+     *
      * @param config the administrator's configuration
      */
     public PathRules(AdminConfig config) {
+        this(config, processUid());
+    }
+
+    /**
+     * @param config   the administrator's configuration
+     * @param agentUid the UID the agent runs as: besides root, the one owner trusted for a source's
+     *                 ancestors
+     */
+    public PathRules(AdminConfig config, int agentUid) {
         this.config = config;
+        this.agentUid = agentUid;
         this.sockets = forms(config.dockerSocket());
         this.socketFolders = sockets.stream().map(s -> s.getParent() == null ? s : s.getParent()).toList();
         this.dataDirs = forms(config.dataDir());
+        List<Path> roots = new ArrayList<>(config.allowedRoots().values());
+        config.configuredRoots().values().stream().filter(r -> !roots.contains(r)).forEach(roots::add);
+        this.lexicalRoots = List.copyOf(roots);
+    }
+
+    private static int processUid() {
+        try {
+            return (Integer) Files.getAttribute(PROC_SELF, "unix:uid");
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return ROOT_UID;
+        }
+    }
+
+    /**
+     * The (1.1) lexical rule: a path whose text is not at or below an allowed root (its real or its
+     * configured form), compared by components, is outside every root whatever the file system
+     * holds. No file system call is made, so the answer cannot tell whether the path exists.
+     *
+     * @param syntacticallyValid a path that passed {@link #syntax}
+     * @return true if lexically at or below some allowed root
+     */
+    boolean lexicallyInsideSomeRoot(String syntacticallyValid) {
+        Path p = Path.of(syntacticallyValid);
+        return lexicalRoots.stream().anyMatch(p::startsWith);
+    }
+
+    /**
+     * The GID owning the Docker socket, read now (so a change by the operator applies at the next
+     * validation). Members of that group can drive the engine: such a container is one mount away
+     * from host root (SPEC 8.6, 1.1).
+     *
+     * @return the group, or empty if the socket cannot be read (then no GID can be proven safe)
+     */
+    public java.util.OptionalInt socketGroup() {
+        try {
+            return java.util.OptionalInt.of((Integer) Files.getAttribute(config.dockerSocket(), "unix:gid"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return java.util.OptionalInt.empty();
+        }
     }
 
     /**
@@ -69,6 +137,53 @@ public final class PathRules {
             }
         }
         return abs;
+    }
+
+    /**
+     * Resolves a path as {@code realpath} would, following every symlink, dangling ones included,
+     * and keeping the names that do not exist: where the path would lead if its missing part were
+     * created.
+     *
+     * @param p an absolute path
+     * @return the lenient real form; empty after {@link #MAX_LINK_HOPS} links (a loop)
+     */
+    static Optional<Path> resolveLeniently(Path p) {
+        Path result = p.getRoot();
+        java.util.Deque<String> names = new java.util.ArrayDeque<>();
+        p.forEach(n -> names.addLast(n.toString()));
+        int hops = 0;
+        while (!names.isEmpty()) {
+            String name = names.removeFirst();
+            if (name.isEmpty() || name.equals(".")) {
+                continue;
+            }
+            if (name.equals("..")) {
+                result = result.getParent() == null ? result : result.getParent();
+                continue;
+            }
+            Path next = result.resolve(name);
+            if (!Files.isSymbolicLink(next)) {
+                result = next;
+                continue;
+            }
+            if (++hops > MAX_LINK_HOPS) {
+                return Optional.empty();
+            }
+            try {
+                Path target = Files.readSymbolicLink(next);
+                java.util.List<String> targetNames = new ArrayList<>();
+                target.forEach(n -> targetNames.add(n.toString()));
+                for (int i = targetNames.size() - 1; i >= 0; i--) {
+                    names.addFirst(targetNames.get(i));
+                }
+                if (target.isAbsolute()) {
+                    result = target.getRoot();
+                }
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(result);
     }
 
     /**
@@ -125,18 +240,63 @@ public final class PathRules {
             out.add(new Violation(field, Rules.ROOT_NOT_CONFIGURED));
             return Optional.empty();
         }
-        Optional<Path> real = real(source, field, out);
+        if (!lexicallyInsideSomeRoot(source)) {
+            out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+            return Optional.empty();
+        }
+        Optional<Path> real = real(source, field, p -> p.startsWith(root), out);
         if (real.isEmpty()) {
             return real;
         }
         int before = out.size();
         Path r = real.get();
-        if (!r.startsWith(root) || r.equals(root)) {
+        boolean inside = r.startsWith(root) && !r.equals(root);
+        if (!inside) {
             out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
         }
         forbidden(r, field, out);
         fileType(r, field, out);
+        if (inside && !safeAncestors(root, r)) {
+            out.add(new Violation(field, Rules.UNSAFE_ANCESTOR));
+        }
         return out.size() == before ? real : Optional.empty();
+    }
+
+    /**
+     * Every folder from {@code root} (included) down to the parent of {@code real} is owned by root
+     * or the agent and has no group or other write bit. Then only root and the agent can rename,
+     * replace or link an entry on the way, so what was validated is what the engine mounts; the
+     * source itself may belong to anyone (the instance's user writes inside it, never above it).
+     *
+     * @param root a real allowed root
+     * @param real a real path strictly below it
+     * @return true if every ancestor is safe; false also when one cannot be read
+     */
+    boolean safeAncestors(Path root, Path real) {
+        Path dir = root;
+        for (Path name : root.relativize(real.getParent() == null ? real : real.getParent())) {
+            if (!safeFolder(dir)) {
+                return false;
+            }
+            if (name.toString().isEmpty()) {
+                return true;
+            }
+            dir = dir.resolve(name);
+        }
+        return safeFolder(dir);
+    }
+
+    private boolean safeFolder(Path dir) {
+        try {
+            // NOFOLLOW: the path is real; a link appearing here since is itself a swap, refused below.
+            Map<String, Object> a = Files.readAttributes(dir, "unix:uid,mode,isDirectory", LinkOption.NOFOLLOW_LINKS);
+            int uid = (Integer) a.get("uid");
+            int mode = (Integer) a.get("mode");
+            return Boolean.TRUE.equals(a.get("isDirectory")) && (uid == ROOT_UID || uid == agentUid)
+                    && (mode & GROUP_OR_OTHER_WRITE) == 0;
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** Result of a check-disk validation. */
@@ -165,7 +325,12 @@ public final class PathRules {
             if (!syntax(paths.get(i), field, out)) {
                 continue;
             }
-            Optional<Path> real = real(paths.get(i), field, out);
+            if (!lexicallyInsideSomeRoot(paths.get(i))) {
+                out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+                continue;
+            }
+            Optional<Path> real = real(paths.get(i), field,
+                    p -> config.allowedRoots().values().stream().anyMatch(p::startsWith), out);
             if (real.isEmpty()) {
                 continue;
             }
@@ -193,11 +358,24 @@ public final class PathRules {
         }
     }
 
-    private static Optional<Path> real(String path, String field, List<Violation> out) {
+    /**
+     * Resolves every symlink. A path that cannot be resolved is {@code not_found} only when its
+     * best-effort resolution still lies where it may ({@code inside}); a link inside a root that
+     * leads outside is {@code outside_allowed_root} whether its target exists or not, so a link a
+     * container planted cannot serve as an existence oracle for host paths either.
+     */
+    private static Optional<Path> real(String path, String field, java.util.function.Predicate<Path> inside,
+            List<Violation> out) {
         try {
             return Optional.of(Path.of(path).toRealPath());
         } catch (IOException | InvalidPathException e) {
-            out.add(new Violation(field, Rules.NOT_FOUND));
+            boolean within;
+            try {
+                within = resolveLeniently(Path.of(path)).map(inside::test).orElse(false);
+            } catch (InvalidPathException invalid) {
+                within = false;
+            }
+            out.add(new Violation(field, within ? Rules.NOT_FOUND : Rules.OUTSIDE_ALLOWED_ROOT));
             return Optional.empty();
         }
     }

@@ -13,12 +13,14 @@ import io.dogama.agent.policy.ImageFacts;
 import io.dogama.agent.policy.Rules;
 import io.dogama.agent.policy.Template;
 import io.dogama.agent.policy.ValidationContext;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -30,7 +32,10 @@ public final class Validator {
     public static final long MAX_ID = Integer.MAX_VALUE;
     private static final Pattern USER = Pattern.compile("(0|[1-9][0-9]*):(0|[1-9][0-9]*)");
     private static final Pattern DIGEST = Pattern.compile("sha256:[0-9a-f]{64}");
-    private static final Pattern NUMERIC_UID = Pattern.compile("([1-9][0-9]{0,9})(:[0-9]{1,10})?");
+    /** An image USER in numeric form, {@code UID} or {@code UID:GID}; names need the image's own files. */
+    private static final Pattern NUMERIC_IMAGE_USER = Pattern.compile("([0-9]{1,10})(?::([0-9]{1,10}))?");
+    /** Marks a UID or GID the image's own {@code /etc/passwd} decides, which the agent cannot see. */
+    private static final long UNKNOWN_ID = -1;
 
     private final AdminConfig config;
     private final Catalog catalog;
@@ -93,7 +98,7 @@ public final class Validator {
         if (t != null) {
             privileged(plan, t, v);
             env(plan, t, v);
-            Mounts m = mountsFor(plan, t);
+            Mounts m = mountsFor(plan, t, context.registeredSources());
             v.addAll(m.violations());
             mounts = m.mounts();
         } else {
@@ -169,21 +174,24 @@ public final class Validator {
     /**
      * The mount rules (also before every start).
      *
-     * @param plan a plan
+     * @param plan              a plan
+     * @param registeredSources sources of the registered instances ({@link ValidationContext#registeredSources()})
      * @return resolved mounts and violations
      */
-    public Mounts mounts(Plan plan) {
+    public Mounts mounts(Plan plan, Map<String, List<String>> registeredSources) {
         List<Violation> v = new ArrayList<>();
         Template t = identity(plan, v);
         if (t == null) {
             return new Mounts(List.of(), v);
         }
-        return mountsFor(plan, t);
+        return mountsFor(plan, t, registeredSources);
     }
 
-    private Mounts mountsFor(Plan plan, Template t) {
+    private Mounts mountsFor(Plan plan, Template t, Map<String, List<String>> registeredSources) {
         List<Violation> v = new ArrayList<>();
         List<ContainerSpec.BindMount> resolved = new ArrayList<>();
+        List<Path> otherSources = otherSources(plan.instanceId(), registeredSources);
+        List<Path> ownSources = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < plan.mounts().size(); i++) {
             Plan.Mount m = plan.mounts().get(i);
@@ -201,7 +209,19 @@ public final class Validator {
                 v.add(new Violation(field + ".readOnly", Rules.READ_ONLY_MISMATCH));
             }
             Optional<Path> real = paths.bindSource(m.source(), rule.root(), field + ".source", v);
-            real.ifPresent(r -> resolved.add(new ContainerSpec.BindMount(r.toString(), m.target(), m.readOnly())));
+            if (real.isEmpty()) {
+                continue;
+            }
+            Path r = real.get();
+            // Both compare real paths by components: a link cannot hide an overlap.
+            if (ownSources.stream().anyMatch(o -> overlaps(r, o))) {
+                v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_MOUNT));
+            }
+            if (otherSources.stream().anyMatch(o -> overlaps(r, o))) {
+                v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            }
+            ownSources.add(r);
+            resolved.add(new ContainerSpec.BindMount(r.toString(), m.target(), m.readOnly()));
         }
         for (String target : t.mounts().keySet()) {
             if (!seen.contains(target)) {
@@ -209,6 +229,35 @@ public final class Validator {
             }
         }
         return new Mounts(List.copyOf(resolved), List.copyOf(v));
+    }
+
+    /** @return true if one path equals, contains or lies inside the other, component by component */
+    private static boolean overlaps(Path a, Path b) {
+        return a.startsWith(b) || b.startsWith(a);
+    }
+
+    /**
+     * The sources of every other registered instance, each in its normalized and its real form (a
+     * source that vanished or became a link still counts where it was).
+     */
+    private static List<Path> otherSources(String instanceId, Map<String, List<String>> registeredSources) {
+        List<Path> out = new ArrayList<>();
+        registeredSources.forEach((id, sources) -> {
+            if (id.equals(instanceId)) {
+                return;
+            }
+            for (String s : sources) {
+                try {
+                    Path p = Path.of(s);
+                    if (p.isAbsolute()) {
+                        out.addAll(PathRules.forms(p));
+                    }
+                } catch (InvalidPathException e) {
+                    // A registered plan passed the path syntax rules; this cannot name a real folder.
+                }
+            }
+        });
+        return out;
     }
 
     /**
@@ -300,7 +349,7 @@ public final class Validator {
         }
     }
 
-    private static void labels(Plan plan, List<Violation> v) {
+    private void labels(Plan plan, List<Violation> v) {
         if (plan.labels().size() > Labels.MAX_CUSTOM) {
             v.add(new Violation("labels", Rules.TOO_MANY_LABELS));
         }
@@ -311,6 +360,12 @@ public final class Validator {
             }
             if (!Labels.CUSTOM_KEY.matcher(e.getKey()).matches()) {
                 v.add(new Violation(field, Rules.LABEL_KEY));
+            }
+            if (LabelKeys.isForeign(e.getKey())) {
+                v.add(new Violation(field, Rules.FOREIGN_LABEL_NAMESPACE));
+            }
+            if (!LabelKeys.permitted(e.getKey(), config.customLabelPrefixes())) {
+                v.add(new Violation(field, Rules.LABEL_PREFIX_NOT_ALLOWED));
             }
             if (!printable(e.getValue())) {
                 v.add(new Violation(field, Rules.LABEL_VALUE));
@@ -350,8 +405,24 @@ public final class Validator {
             v.add(new Violation("user", Rules.USER_OUT_OF_RANGE));
             return;
         }
-        if (uid.equals("0") && !config.allowRootUser()) {
+        ids(Long.parseLong(uid), Long.parseLong(gid), v);
+    }
+
+    /**
+     * The rules on the numeric identity a container runs as, from the plan or the image's USER
+     * ({@link #UNKNOWN_ID} where the image's own files decide): root (UID or GID 0) only when the
+     * administrator allows it, and never the group owning the Docker socket, as UID or GID (a
+     * container in that group is one mount away from host root). An unknown ID, or a socket whose
+     * group cannot be read, proves nothing and is refused.
+     */
+    private void ids(long uid, long gid, List<Violation> v) {
+        boolean unknown = uid == UNKNOWN_ID || gid == UNKNOWN_ID;
+        if (!config.allowRootUser() && (unknown || uid == 0 || gid == 0)) {
             v.add(new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+        }
+        OptionalInt socketGroup = paths.socketGroup();
+        if (unknown || socketGroup.isEmpty() || uid == socketGroup.getAsInt() || gid == socketGroup.getAsInt()) {
+            v.add(new Violation("user", Rules.FORBIDDEN_GROUP));
         }
     }
 
@@ -399,15 +470,42 @@ public final class Validator {
         if (!same) {
             v.add(new Violation("image", Rules.IMAGE_SUBSTITUTED));
         }
-        // With no user in the plan the image's USER applies; unless it is a numeric non-zero UID it may be root.
-        if (plan.user().isEmpty() && !config.allowRootUser() && !nonRootImageUser(facts.user())) {
-            v.add(new Violation("user", Rules.ROOT_USER_FORBIDDEN));
+        // With no user in the plan the image's USER applies, under the same rules as a plan's user.
+        if (plan.user().isEmpty()) {
+            NumericUser u = imageIds(facts.user());
+            ids(u.uid(), u.gid(), v);
         }
         return v;
     }
 
-    private static boolean nonRootImageUser(String user) {
-        Matcher m = NUMERIC_UID.matcher(user);
-        return m.matches() && Long.parseLong(m.group(1)) <= MAX_ID;
+    /**
+     * A user as numeric IDs.
+     *
+     * @param uid the UID, or {@link #UNKNOWN_ID}
+     * @param gid the GID, or {@link #UNKNOWN_ID}
+     */
+    private record NumericUser(long uid, long gid) {
+    }
+
+    /**
+     * @param user an image config's {@code User}
+     * @return its IDs: {@code ""} is Docker's default {@code 0:0}; a bare numeric UID leaves the
+     *         GID to the image's {@code /etc/passwd} (0 when the UID is not listed), and a name leaves
+     *         both to it: {@link #UNKNOWN_ID}
+     */
+    private static NumericUser imageIds(String user) {
+        if (user.isEmpty()) {
+            return new NumericUser(0, 0);
+        }
+        Matcher m = NUMERIC_IMAGE_USER.matcher(user);
+        if (!m.matches()) {
+            return new NumericUser(UNKNOWN_ID, UNKNOWN_ID);
+        }
+        return new NumericUser(numericId(m.group(1)), m.group(2) == null ? UNKNOWN_ID : numericId(m.group(2)));
+    }
+
+    private static long numericId(String digits) {
+        long id = Long.parseLong(digits);
+        return id <= MAX_ID ? id : UNKNOWN_ID;
     }
 }
