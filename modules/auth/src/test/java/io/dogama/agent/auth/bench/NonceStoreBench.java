@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -28,7 +29,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * temporary directory, forced to disk before the admission returns, the real clock. Every
  * invocation uses a new nonce, so every call is a first use that must become durable; a call that
  * is not {@link Admission#ADMITTED} aborts the run (the numbers would be meaningless). Run with
- * {@code -t 1} and {@code -t 32}; see docs/performance.md, section "Nonce store".
+ * {@code -t 1} and {@code -t 32} (and {@code -p store=memory} for the set alone); see
+ * docs/performance.md, section "Nonce store".
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,6 +42,13 @@ public class NonceStoreBench {
     /** Far above what one trial admits (at most a few hundred thousand), so the memory never fills. */
     private static final int CAPACITY = 2_000_000;
     private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /**
+     * {@code journal}: the persistent memory (the figure that matters); {@code memory}: the same set
+     * without a journal, to show what the set and the lock cost on their own.
+     */
+    @Param({"journal"})
+    public String store;
 
     private Path dir;
     private Clock clock;
@@ -65,7 +74,8 @@ public class NonceStoreBench {
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("dogama-nonce-bench");
         clock = Clock.systemUTC();
-        memory = NonceMemory.persistent(dir, CAPACITY, NonceStore.RETENTION, clock);
+        memory = "memory".equals(store) ? NonceMemory.inMemory(CAPACITY, NonceStore.RETENTION, clock)
+                : NonceMemory.persistent(dir, CAPACITY, NonceStore.RETENTION, clock);
     }
 
     @TearDown(Level.Trial)
