@@ -272,8 +272,37 @@ public final class NonceMemory implements AutoCloseable {
         return batch.outcome;
     }
 
-    /** The journal thread: one write and one force per batch, until closed or broken. */
+    /**
+     * The journal thread. Should it ever die of an error (e.g. out of memory), the memory is broken:
+     * what waits is refused and so is everything later, instead of every request stalling.
+     */
     private void runJournal() {
+        boolean finished = false;
+        try {
+            writeBatches();
+            finished = true;
+        } finally {
+            if (!finished) {
+                Batch orphan;
+                lock.lock();
+                try {
+                    if (state == State.OPEN) {
+                        state = State.BROKEN;
+                    }
+                    orphan = open;
+                    open = new Batch();
+                } finally {
+                    lock.unlock();
+                }
+                orphan.complete(Admission.FAILED);
+                LOG.log(System.Logger.Level.ERROR, "auth: the nonce journal thread died; every request is refused "
+                        + "until the agent is restarted");
+            }
+        }
+    }
+
+    /** One write and one force per batch, until closed or broken. */
+    private void writeBatches() {
         while (true) {
             Batch batch;
             boolean write;
