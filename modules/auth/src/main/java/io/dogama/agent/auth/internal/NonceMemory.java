@@ -38,8 +38,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code fsync} the kernel may have dropped the unwritten pages, so a later successful force proves
  * nothing about the earlier lines. An admission whose force has not completed within the durable wait
  * is {@link Admission#STALLED} (the disk is too slow; the request is refused as busy), and so is one
- * that arrives while more than {@value #MAX_PENDING_BYTES} bytes of lines already wait. In both refused
- * cases the nonce stays remembered: refusing a later use of it is always safe.
+ * that arrives while more than {@value #MAX_PENDING_BYTES} bytes of lines already wait (that one is not
+ * taken at all). A nonce refused after it was taken (stalled or failed) stays remembered: refusing a
+ * later use of it is always safe.
  *
  * <p><b>Crash.</b> After a crash at any point, every nonce whose admission returned {@code ADMITTED}
  * is in a forced journal segment and is refused by the restarted memory until it expires; lines of
@@ -66,6 +67,7 @@ public final class NonceMemory implements AutoCloseable {
 
     private final long retentionMillis;
     private final long durableWaitNanos;
+    private final int maxPendingBytes;
     private final Clock clock;
     private final Instant since;
     private final NonceJournal journal;
@@ -107,10 +109,11 @@ public final class NonceMemory implements AutoCloseable {
         }
     }
 
-    private NonceMemory(int capacity, Duration retention, Duration durableWait, Clock clock, Instant since,
-            NonceJournal journal, List<Entry> entries) {
+    private NonceMemory(int capacity, Duration retention, Duration durableWait, int maxPendingBytes, Clock clock,
+            Instant since, NonceJournal journal, List<Entry> entries) {
         this.retentionMillis = retention.toMillis();
         this.durableWaitNanos = durableWait.toNanos();
+        this.maxPendingBytes = maxPendingBytes;
         this.clock = clock;
         this.since = since;
         this.journal = journal;
@@ -139,7 +142,7 @@ public final class NonceMemory implements AutoCloseable {
      * @return the memory
      */
     public static NonceMemory inMemory(int capacity, Duration retention, Clock clock) {
-        return new NonceMemory(capacity, retention, Duration.ZERO, clock, clock.instant(), null, List.of());
+        return new NonceMemory(capacity, retention, Duration.ZERO, 0, clock, clock.instant(), null, List.of());
     }
 
     /**
@@ -154,8 +157,7 @@ public final class NonceMemory implements AutoCloseable {
      */
     public static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Clock clock)
             throws AuthException {
-        return persistent(dataDir, capacity, retention, io.dogama.agent.auth.NonceStore.DURABLE_WAIT, clock,
-                JournalDisk.REAL);
+        return persistent(dataDir, capacity, retention, io.dogama.agent.auth.NonceStore.DURABLE_WAIT, clock);
     }
 
     /**
@@ -171,12 +173,15 @@ public final class NonceMemory implements AutoCloseable {
      */
     public static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Duration durableWait,
             Clock clock) throws AuthException {
-        return persistent(dataDir, capacity, retention, durableWait, clock, JournalDisk.REAL);
+        return persistent(dataDir, capacity, retention, durableWait, clock, JournalDisk.REAL, MAX_PENDING_BYTES);
     }
 
-    /** As above, on the given disk (tests put one under it that loses what was not forced). */
+    /**
+     * As above, on the given disk (tests put one under it that loses what was not forced) and with the
+     * given limit of bytes waiting for a force.
+     */
     static NonceMemory persistent(Path dataDir, int capacity, Duration retention, Duration durableWait, Clock clock,
-            JournalDisk disk) throws AuthException {
+            JournalDisk disk, int maxPendingBytes) throws AuthException {
         if (durableWait.isNegative() || durableWait.isZero()) {
             throw new IllegalArgumentException("auth: the durable wait must be positive");
         }
@@ -194,8 +199,8 @@ public final class NonceMemory implements AutoCloseable {
             loaded.journal().close();
             throw new AuthException("cannot rewrite the nonce journal in " + dataDir, e);
         }
-        NonceMemory memory = new NonceMemory(capacity, retention, durableWait, clock, loaded.since(),
-                loaded.journal(), live);
+        NonceMemory memory = new NonceMemory(capacity, retention, durableWait, maxPendingBytes, clock,
+                loaded.since(), loaded.journal(), live);
         if (memory.table.live() > capacity) {
             LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal holds {0} unexpired nonces, more than the "
                     + "capacity {1}; new requests are refused as busy until they expire", memory.table.live(),
@@ -226,7 +231,7 @@ public final class NonceMemory implements AutoCloseable {
             if (state != State.OPEN) {
                 return Admission.FAILED;
             }
-            if (line != null && open.length + line.length > MAX_PENDING_BYTES) {
+            if (line != null && open.length + line.length > maxPendingBytes) {
                 return Admission.STALLED;
             }
             table.advance(Math.floorDiv(clock.millis(), 1000));
@@ -267,8 +272,37 @@ public final class NonceMemory implements AutoCloseable {
         return batch.outcome;
     }
 
-    /** The journal thread: one write and one force per batch, until closed or broken. */
+    /**
+     * The journal thread. Should it ever die of an error (e.g. out of memory), the memory is broken:
+     * what waits is refused and so is everything later, instead of every request stalling.
+     */
     private void runJournal() {
+        boolean finished = false;
+        try {
+            writeBatches();
+            finished = true;
+        } finally {
+            if (!finished) {
+                Batch orphan;
+                lock.lock();
+                try {
+                    if (state == State.OPEN) {
+                        state = State.BROKEN;
+                    }
+                    orphan = open;
+                    open = new Batch();
+                } finally {
+                    lock.unlock();
+                }
+                orphan.complete(Admission.FAILED);
+                LOG.log(System.Logger.Level.ERROR, "auth: the nonce journal thread died; every request is refused "
+                        + "until the agent is restarted");
+            }
+        }
+    }
+
+    /** One write and one force per batch, until closed or broken. */
+    private void writeBatches() {
         while (true) {
             Batch batch;
             boolean write;

@@ -59,7 +59,7 @@ class GroupCommitTest {
     }
 
     private NonceMemory open(JournalDisk on, Duration wait) throws Exception {
-        return NonceMemory.persistent(dir, 1000, NonceStore.RETENTION, wait, clock, on);
+        return NonceMemory.persistent(dir, 1000, NonceStore.RETENTION, wait, clock, on, NonceMemory.MAX_PENDING_BYTES);
     }
 
     /** The first force of appended lines waits for {@link #release}; later ones pass. */
@@ -256,7 +256,8 @@ class GroupCommitTest {
         for (int round = 0; round < 3; round++) {
             Path data = Files.createDirectory(dir.resolve("round" + round));
             LossyDisk lossy = new LossyDisk();
-            NonceMemory m = NonceMemory.persistent(data, 100_000, NonceStore.RETENTION, LONG_WAIT, clock, lossy);
+            NonceMemory m = NonceMemory.persistent(data, 100_000, NonceStore.RETENTION, LONG_WAIT, clock, lossy,
+                    NonceMemory.MAX_PENDING_BYTES);
             Set<String> acknowledged = ConcurrentHashMap.newKeySet();
             AtomicInteger refused = new AtomicInteger();
             int threads = 16;
@@ -286,13 +287,81 @@ class GroupCommitTest {
             }
             m.close();
             Set<String> known = Set.copyOf(acknowledged);
-            try (NonceMemory restarted = NonceMemory.persistent(data, 100_000, NonceStore.RETENTION, LONG_WAIT, clock,
-                    JournalDisk.REAL)) {
+            try (NonceMemory restarted = NonceMemory.persistent(data, 100_000, NonceStore.RETENTION, LONG_WAIT,
+                    clock)) {
                 for (String n : known) {
                     assertEquals(Admission.REPLAYED, restarted.admit(n, T0), "round " + round + ": lost " + n);
                 }
             }
             assertTrue(refused.get() > 0, "the crash refused the admissions in flight");
+        }
+    }
+
+    /** 32 threads each use the same 40 nonces, in their own order, at once: each nonce is admitted exactly once. */
+    @Test
+    void concurrentUsesOfEachNonceAdmitExactlyOne() throws Exception {
+        int threads = 32;
+        int nonces = 40;
+        try (NonceMemory m = open(JournalDisk.REAL, LONG_WAIT)) {
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<List<Admission>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int offset = t;
+                results.add(pool.submit(() -> {
+                    go.await();
+                    List<Admission> mine = new ArrayList<>();
+                    for (int i = 0; i < nonces; i++) {
+                        mine.add(m.admit(nonce((i + offset) % nonces), T0));
+                    }
+                    return mine;
+                }));
+            }
+            go.countDown();
+            int[] admitted = new int[nonces];
+            for (int t = 0; t < threads; t++) {
+                List<Admission> mine = results.get(t).get(BOUND_SECONDS, TimeUnit.SECONDS);
+                for (int i = 0; i < nonces; i++) {
+                    Admission a = mine.get(i);
+                    assertTrue(a == Admission.ADMITTED || a == Admission.REPLAYED, a.toString());
+                    if (a == Admission.ADMITTED) {
+                        admitted[(i + t) % nonces]++;
+                    }
+                }
+            }
+            for (int i = 0; i < nonces; i++) {
+                assertEquals(1, admitted[i], "nonce " + i);
+            }
+        }
+    }
+
+    @Test
+    void tooManyLinesWaitingForTheDiskAreRefusedAtOnceAndNotRemembered() throws Exception {
+        holdFirstForce();
+        int line = (T0.plus(NonceStore.RETENTION).toEpochMilli() + " " + nonce(0) + "\n").length();
+        try (NonceMemory m = NonceMemory.persistent(dir, 1000, NonceStore.RETENTION, LONG_WAIT, clock, disk,
+                2 * line)) {
+            Future<Admission> first = admitAsync(m, nonce(0));
+            assertTrue(inForce.await(BOUND_SECONDS, TimeUnit.SECONDS));
+            Future<Admission> second = admitAsync(m, nonce(1));
+            Future<Admission> third = admitAsync(m, nonce(2));
+            eventually(() -> m.size() == 3, "two lines wait for the next force");
+            // The limit is reached: refused without waiting for the disk, and not remembered.
+            assertEquals(Admission.STALLED, m.admit(nonce(3), T0));
+            assertEquals(3, m.size());
+            release.countDown();
+            for (Future<Admission> f : List.of(first, second, third)) {
+                assertEquals(Admission.ADMITTED, f.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            }
+            assertEquals(Admission.ADMITTED, m.admit(nonce(3), T0));
+        }
+    }
+
+    @Test
+    void requestSoOldItsNonceWouldBeForgottenAtOnceIsRefusedAsBeforeTheMemory() throws Exception {
+        try (NonceMemory m = open(JournalDisk.REAL, LONG_WAIT)) {
+            clock.set(T0.plusSeconds(200));
+            assertEquals(Admission.BEFORE_MEMORY, m.admit(nonce(1), T0.plusSeconds(100)));
+            assertEquals(Admission.ADMITTED, m.admit(nonce(2), T0.plusSeconds(170)));
         }
     }
 
