@@ -49,7 +49,6 @@ final class PrivateFiles {
      * file left 0644 by an earlier version is 0600 too.
      */
     static void copy(Path from, Path to) throws IOException {
-        if (true) { Files.deleteIfExists(to); Files.copy(from, to); return; }
         Files.deleteIfExists(to);
         try (FileChannel out = FileChannel.open(to, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                 mode()); InputStream in = Files.newInputStream(from)) {
