@@ -260,7 +260,7 @@ class AgentContainerTest {
             refused.start();
             String logs = refused.getLogs();
             Long exit = engine.client.inspectContainerCmd(refused.getContainerId()).exec().getState().getExitCodeLong();
-            assertEquals(3L, exit, logs);
+            assertEquals(78L, exit, logs); // Launcher.REFUSED
             assertTrue(logs.contains("world-readable"), logs);
             assertTrue(Stream.of(deployment.secretLine).noneMatch(logs::contains), "the secret appears in the log");
         }

@@ -112,6 +112,43 @@ class ImageTest {
         assertNotEquals(0, runWith(strict(entrypoint, "-XX:AOTCache=" + APP + "/lib/no-such.aot")));
     }
 
+    /**
+     * SPEC section 12: the container's JVM exits on an OutOfMemoryError. The option comes from the
+     * runtime's own options (jlink --add-options), not from the entrypoint: the very JVM of the
+     * entrypoint reports it in effect, and from the image.
+     */
+    @Test
+    void theEntrypointsJvmExitsOnOutOfMemory() throws InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        for (String a : engine.client.inspectImageCmd(image.id()).exec().getConfig().getEntrypoint()) {
+            if (a.equals("-m")) {
+                cmd.add("-XX:+PrintFlagsFinal");
+            }
+            cmd.add(a);
+        }
+        cmd.add("--version");
+        String id = engine.client.createContainerCmd(image.id()).withEntrypoint(cmd)
+                .withHostConfig(HostConfig.newHostConfig().withNetworkMode("none").withReadonlyRootfs(true)).exec().getId();
+        try {
+            engine.client.startContainerCmd(id).exec();
+            assertEquals(0, engine.client.waitContainerCmd(id).exec(new WaitContainerResultCallback())
+                    .awaitStatusCode(RUN_TIMEOUT_S, TimeUnit.SECONDS));
+            StringBuilder out = new StringBuilder();
+            engine.client.logContainerCmd(id).withStdOut(true).withStdErr(true)
+                    .exec(new com.github.dockerjava.api.async.ResultCallback.Adapter<com.github.dockerjava.api.model.Frame>() {
+                        @Override
+                        public void onNext(com.github.dockerjava.api.model.Frame frame) {
+                            out.append(new String(frame.getPayload(), StandardCharsets.UTF_8));
+                        }
+                    }).awaitCompletion(RUN_TIMEOUT_S, TimeUnit.SECONDS);
+            String flag = out.toString().lines().filter(l -> l.contains(" ExitOnOutOfMemoryError ")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no ExitOnOutOfMemoryError in " + out));
+            assertTrue(flag.matches("\\s*bool ExitOnOutOfMemoryError\\s+= true\\s+\\{product\\} \\{jimage\\}\\s*"), flag);
+        } finally {
+            engine.client.removeContainerCmd(id).withForce(true).exec();
+        }
+    }
+
     private static List<String> strict(List<String> entrypoint, String aotOption) {
         List<String> cmd = new ArrayList<>();
         for (String a : entrypoint) {

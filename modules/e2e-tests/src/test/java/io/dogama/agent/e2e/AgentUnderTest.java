@@ -166,7 +166,12 @@ class AgentUnderTest implements AutoCloseable {
     }
 
     private void launch() {
-        ProcessBuilder pb = new ProcessBuilder(RepoLayout.agentLauncher().toString(), "--config", config.toString());
+        launchWith(RepoLayout.agentLauncher());
+    }
+
+    /** Starts the agent with this launcher (one that ends in the image's bin/dogama-agent) and waits until it listens. */
+    final void launchWith(Path launcher) {
+        ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "--config", config.toString());
         pb.environment().remove("DOGAMA_AGENT_CONFIG");
         pb.environment().putAll(agentEnvironment);
         pb.redirectErrorStream(true);
@@ -239,10 +244,13 @@ class AgentUnderTest implements AutoCloseable {
             return -1;
         }
         process = null;
-        // The launcher is a shell script that does not exec java and passes no signal on: signal the JVM.
+        // bin/dogama-agent execs java, so the launcher's process is the JVM and SIGTERM reaches it
+        // (ProcessE2ETest checks that); a JVM below it would be an older launcher: signal that one.
         List<ProcessHandle> jvms = p.toHandle().descendants().toList();
         if (jvms.isEmpty()) {
-            p.destroy();
+            // SIGTERM; through the handle, since Process.destroy also closes the agent's output on this
+            // side, and the log would miss what the agent writes while it stops.
+            p.toHandle().destroy();
         }
         jvms.forEach(ProcessHandle::destroy);
         try {
@@ -358,6 +366,37 @@ class AgentUnderTest implements AutoCloseable {
 
     final Path dataDir() {
         return dataDir;
+    }
+
+    /** @return the running agent's process (the launcher's), or null while it is stopped */
+    final Process process() {
+        return process;
+    }
+
+    /** @return the port the agent listens on (127.0.0.1) */
+    final int listenPort() {
+        return listenPort;
+    }
+
+    /** @return the administrator config the agent runs with */
+    final Path config() {
+        return config;
+    }
+
+    /** @return everything the agent wrote to stdout and stderr so far, every run of this world */
+    final String logText() {
+        try {
+            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts the agent again after {@link #stopAgent()}; nothing if it runs. */
+    final void ensureRunning() {
+        if (process == null) {
+            launch();
+        }
     }
 
     final Path base() {

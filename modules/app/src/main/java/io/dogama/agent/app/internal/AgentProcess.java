@@ -20,6 +20,8 @@ import io.dogama.agent.policy.PolicyException;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,6 +30,7 @@ import java.util.Deque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One running agent: every part opened in dependency order, and closed in reverse order on
@@ -38,10 +41,14 @@ final class AgentProcess implements AutoCloseable {
 
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
     private final AgentServer server;
+    private final InetSocketAddress listenAddress;
     private final int port;
+    private final AtomicBoolean stopClaimed = new AtomicBoolean();
 
     private AgentProcess(AdminConfig config, Clock clock, long startNanos) throws StartupException {
         Timings timings = new Timings(startNanos);
+        // Before anything opens a file there (the registry's thread below, the nonce journal).
+        DataDirectory.prepare(config.dataDir());
         // The registry open is the slowest part of a start (Chronicle initializes itself) and needs
         // nothing but the config, so it runs on a thread of its own while the rest starts. The thread
         // ends inside this constructor, whatever happens: nothing outlives a failed start.
@@ -74,6 +81,7 @@ final class AgentProcess implements AutoCloseable {
             AgentOperations ops = Lifecycle.start(docker, registry, policy);
             t = timings.took("reconcile", t);
             port = server.start(ops);
+            listenAddress = new InetSocketAddress(InetAddress.ofLiteral(config.listen().host()), port);
             timings.took("listen", t);
             LOG.log(System.Logger.Level.INFO, "app: agent started in {0} ms ({1}): {2} template(s), {3} secret(s), {4}",
                     String.valueOf(timings.sinceStart()), timings, catalog.templates().size(), secrets.count(), Summary.of(config));
@@ -168,13 +176,36 @@ final class AgentProcess implements AutoCloseable {
         return port;
     }
 
+    /** @return the address the server was bound to (the configured host, the bound port) */
+    InetSocketAddress listenAddress() {
+        return listenAddress;
+    }
+
+    /** @return false once the HTTP server has stopped */
+    boolean listening() {
+        return server.port() != -1;
+    }
+
     private <T extends AutoCloseable> T remember(T part) {
         opened.push(part);
         return part;
     }
 
+    /**
+     * Claims the stop: the launcher's path and the JVM's shutdown hook may both want it.
+     *
+     * @return true for the first caller only
+     */
+    boolean beginClose() {
+        return stopClaimed.compareAndSet(false, true);
+    }
+
+    /**
+     * Closes every part, in reverse order of opening; a second call finds nothing left to close.
+     * Synchronized: the launcher's stop and the JVM's shutdown hook may overlap.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
         while (!opened.isEmpty()) {
             try {
                 opened.pop().close();

@@ -8,14 +8,23 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
 
 /** Parses the command line and dispatches; the only place that decides the exit status. */
 public final class Launcher {
+    private static final System.Logger LOG = System.getLogger(Launcher.class.getName());
     /** Exit status for a usage error. */
     static final int USAGE = 2;
-    /** Exit status when the agent refuses to start. */
-    static final int REFUSED = 3;
+    /*
+     * 3 is taken: the JVM exits with 3 on an OutOfMemoryError (-XX:+ExitOnOutOfMemoryError, an option of
+     * the runtime image), and 1 on an uncaught error.
+     */
+    /** Exit status when the HTTP listener died (sysexits' EX_SOFTWARE): the supervisor restarts the agent. */
+    static final int LISTENER_DIED = 70;
+    /**
+     * Exit status when the agent refuses to start (sysexits' EX_CONFIG): the configuration or the host
+     * must be fixed first, a restart alone changes nothing.
+     */
+    static final int REFUSED = 78;
     /** Environment variable naming the config file when no {@code --config} is given. */
     static final String CONFIG_ENV = "DOGAMA_AGENT_CONFIG";
 
@@ -77,6 +86,14 @@ public final class Launcher {
         return USAGE;
     }
 
+    /**
+     * Runs the agent until the JVM shuts down (SIGTERM, SIGINT, SIGHUP: the JVM's own handling, which
+     * exits with 128 + the signal's number once the shutdown hooks are done) or until its HTTP listener
+     * is gone ({@link Lifetime}; then {@link #LISTENER_DIED}). Either way the agent is stopped once, and
+     * standard error says that it is stopping and that it stopped. Those two lines, like the one saying
+     * that it listens, are written to standard error directly: during a shutdown the JDK's logging
+     * resets its handlers in a hook of its own, concurrently with ours, and log records can be lost.
+     */
     private static int serve(Path config, PrintStream err) {
         AgentProcess agent;
         try {
@@ -85,18 +102,27 @@ public final class Launcher {
             err.println("dogama-agent: " + e.getMessage());
             return REFUSED;
         }
-        CountDownLatch stopped = new CountDownLatch(1);
+        Lifetime life = Lifetime.watch(agent.listenAddress(), agent::listening);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            agent.close();
-            stopped.countDown();
+            life.stopping();
+            stop(agent, err, "the JVM is shutting down (a stop signal)");
         }, "dogama-shutdown"));
         err.println("dogama-agent: listening on port " + agent.port());
-        try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        String death = life.awaitDeath();
+        life.stopping();
+        LOG.log(System.Logger.Level.ERROR, "app: " + death + "; exiting with status " + LISTENER_DIED
+                + " so that the supervisor restarts the agent");
+        stop(agent, err, death);
+        return LISTENER_DIED;
+    }
+
+    /** Stops the agent unless that was done before; says so on standard error. */
+    private static void stop(AgentProcess agent, PrintStream err, String why) {
+        if (agent.beginClose()) {
+            err.println("dogama-agent: stopping: " + why);
+            agent.close();
+            err.println("dogama-agent: stopped");
         }
-        return 0;
     }
 
     /** @return the project version baked in at build time */

@@ -15,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -42,7 +41,8 @@ import net.openhft.chronicle.map.ChronicleMapBuilder;
  * <p>Files in the data directory: {@value #MAP_FILE} (the map), {@value #KEY_FILE} (the MAC key),
  * {@value #LOCK_FILE} (one process at a time; Chronicle's recovery needs exclusive access) and
  * {@value #CLEAN_FILE} (present only between a clean close and the next open: without it the map is
- * opened with Chronicle's recovery).
+ * opened with Chronicle's recovery). Every one of them, and every temporary file, is created with mode
+ * 0600 ({@link PrivateFiles}).
  */
 public final class ChronicleRegistry implements Registry {
     /** The map file. */
@@ -150,7 +150,7 @@ public final class ChronicleRegistry implements Registry {
         FileChannel lockChannel = null;
         FileLock lock;
         try {
-            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lockChannel = PrivateFiles.openOrCreate(dir.resolve(LOCK_FILE));
             lock = lockChannel.tryLock();
         } catch (IOException | OverlappingFileLockException e) {
             closeQuietly(lockChannel);
@@ -235,6 +235,9 @@ public final class ChronicleRegistry implements Registry {
         Path tmp = dir.resolve(MAP_FILE + ".tmp");
         try {
             Files.deleteIfExists(tmp);
+            // Created here with mode 0600: Chronicle lays a new map out in an existing empty file, and a file
+            // it created itself would get the umask's mode.
+            PrivateFiles.createEmpty(tmp);
             ChronicleMap<String, byte[]> fresh = builder(maxInstances).createPersistedTo(tmp.toFile());
             try {
                 fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
@@ -275,8 +278,7 @@ public final class ChronicleRegistry implements Registry {
         LOG.log(Level.WARNING, "registry: not closed cleanly; recovering " + MAP_FILE);
         RecoveryReport report = new RecoveryReport();
         try {
-            Files.deleteIfExists(work);
-            Files.copy(mapFile, work);
+            PrivateFiles.copy(mapFile, work);
             ChronicleMap<String, byte[]> m;
             try {
                 // false: never rewrite a damaged header from this build's configuration; that is an error.
@@ -310,7 +312,7 @@ public final class ChronicleRegistry implements Registry {
                         + " damaged entr(y/ies) it cannot attribute to an instance; the file is left untouched");
             }
             if (report.dropped > 0) {
-                Files.copy(mapFile, dir.resolve(PRE_RECOVERY_FILE), StandardCopyOption.REPLACE_EXISTING);
+                PrivateFiles.copy(mapFile, dir.resolve(PRE_RECOVERY_FILE));
                 LOG.log(Level.ERROR, "registry: recovery dropped " + report.dropped + " damaged entr(y/ies); "
                         + tombstones + " instance(s) now read as tampered, the others kept their previous version;"
                         + " the file before recovery is kept as " + PRE_RECOVERY_FILE);

@@ -17,10 +17,10 @@ final class Fsync {
         }
     }
 
-    /** Creates an empty file durably (used for the clean-shutdown marker). */
+    /** Creates an empty file of mode 0600 durably (used for the clean-shutdown marker). */
     static void touch(Path file) throws IOException {
         if (!Files.exists(file)) {
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = PrivateFiles.openOrCreate(file)) {
                 ch.force(true);
             }
         }

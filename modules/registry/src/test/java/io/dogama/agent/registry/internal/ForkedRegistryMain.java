@@ -11,7 +11,8 @@ import java.util.List;
  * The program the forked-JVM tests run. {@code write DIR}: inserts records 1, 2, 3... and, every other
  * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
  * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
- * once, then {@code probe ok}.
+ * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record (unless there),
+ * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}.
  */
 final class ForkedRegistryMain {
     private ForkedRegistryMain() {
@@ -63,6 +64,22 @@ final class ForkedRegistryMain {
                 try (Registry r = Registry.open(dir, 10)) {
                     out.println(r.all().isEmpty() ? "reopen ok" : "reopen failed");
                 }
+            }
+            case "open-close" -> {
+                try (Registry r = Registry.open(dir, 10)) {
+                    if (!(r.get("modes-1") instanceof Lookup.Found)
+                            && !(r.insert(Samples.record("modes-1", 1)) instanceof CasResult.Stored)) {
+                        throw new IllegalStateException("insert not stored");
+                    }
+                    // Every file of an open registry exists now; the parent looks at them before the close.
+                    out.println("open");
+                    out.flush();
+                    if (System.in.read() < 0) {
+                        throw new IllegalStateException("stdin closed before the go-ahead");
+                    }
+                }
+                out.println("closed");
+                out.flush();
             }
             default -> throw new IllegalArgumentException("unknown mode");
         }

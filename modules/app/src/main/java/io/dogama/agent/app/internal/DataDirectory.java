@@ -1,0 +1,123 @@
+package io.dogama.agent.app.internal;
+
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The start-up check of the data directory (SPEC section 9): it holds the registry (plans, env values
+ * included), the registry's MAC key and the nonce journal, so whoever may write into it may forge or
+ * replace what the agent trusts. Runs before any part of the agent opens a file there.
+ *
+ * <ul>
+ *   <li>missing: created, with mode 0700 given at creation (never a chmod afterwards, so there is no
+ *       moment in which it is open to others, whatever the process umask); only its last component,
+ *       the parent must exist;</li>
+ *   <li>a symbolic link or not a directory: refused;</li>
+ *   <li>writable by group or others: refused (the operator fixes it, the agent never loosens or
+ *       tightens an operator's directory by itself);</li>
+ *   <li>readable or searchable by group or others, or holding top-level entries that are: started,
+ *       with one warning naming the entries (files written by an earlier version were 0644).</li>
+ * </ul>
+ */
+final class DataDirectory {
+    private static final System.Logger LOG = System.getLogger(DataDirectory.class.getName());
+
+    /** The mode the agent creates the directory with. */
+    static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwx------");
+    /** Bits that make the directory a place others can change: refused. */
+    static final Set<PosixFilePermission> WRITABLE_BY_OTHERS = EnumSet.of(PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.OTHERS_WRITE);
+    /** Bits that let others read or list: a warning. */
+    static final Set<PosixFilePermission> OPEN_TO_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
+            PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+    /** Most entries named in the warning about open entries. */
+    static final int MAX_NAMED_ENTRIES = 8;
+
+    private DataDirectory() {
+    }
+
+    /**
+     * Creates the data directory if it is missing and checks its mode.
+     *
+     * @param dir the configured data directory
+     * @throws StartupException if it cannot be created, is not a real directory, or is writable by group
+     *                          or others
+     */
+    static void prepare(Path dir) throws StartupException {
+        PosixFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException missing) {
+            attrs = create(dir);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new StartupException("data directory " + dir + " cannot be read", e);
+        }
+        if (attrs.isSymbolicLink()) {
+            throw new StartupException("data directory " + dir + " is a symbolic link; configure the real path", null);
+        }
+        if (!attrs.isDirectory()) {
+            throw new StartupException("data directory " + dir + " is not a directory", null);
+        }
+        if (attrs.permissions().stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
+            throw new StartupException("data directory " + dir + " is writable by group or others (mode "
+                    + PosixFilePermissions.toString(attrs.permissions()) + "); the agent creates it 0700 (chmod 0700 " + dir + ")",
+                    null);
+        }
+        warnAboutOpenEntries(dir, attrs);
+    }
+
+    private static PosixFileAttributes create(Path dir) throws StartupException {
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
+            LOG.log(System.Logger.Level.INFO, "app: created the data directory " + dir + " (mode 0700)");
+        } catch (FileAlreadyExistsException raced) {
+            // made by someone else meanwhile: checked like any existing directory
+        } catch (NoSuchFileException e) {
+            throw new StartupException("data directory " + dir + " is missing and so is its parent", e);
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new StartupException("data directory " + dir + " is missing and cannot be created", e);
+        }
+        try {
+            return Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new StartupException("data directory " + dir + " cannot be read", e);
+        }
+    }
+
+    private static void warnAboutOpenEntries(Path dir, PosixFileAttributes dirAttrs) throws StartupException {
+        List<String> open = new ArrayList<>();
+        if (dirAttrs.permissions().stream().anyMatch(OPEN_TO_OTHERS::contains)) {
+            open.add(". (" + PosixFilePermissions.toString(dirAttrs.permissions()) + ")");
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) entries.sorted()::iterator) {
+                Set<PosixFilePermission> mode = Files.readAttributes(p, PosixFileAttributes.class,
+                        LinkOption.NOFOLLOW_LINKS).permissions();
+                if (mode.stream().anyMatch(OPEN_TO_OTHERS::contains)) {
+                    open.add(p.getFileName() + " (" + PosixFilePermissions.toString(mode) + ")");
+                }
+            }
+        } catch (IOException e) {
+            throw new StartupException("data directory " + dir + " cannot be listed", e);
+        }
+        if (!open.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "app: data directory " + dir + ": open to group or others: "
+                    + String.join(", ", open.subList(0, Math.min(open.size(), MAX_NAMED_ENTRIES)))
+                    + (open.size() > MAX_NAMED_ENTRIES ? " and " + (open.size() - MAX_NAMED_ENTRIES) + " more" : "")
+                    + "; the agent creates its files 0600 and the directory 0700 (chmod -R go= " + dir + ")");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.dogama.agent.app.internal;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** SPEC section 9 (1.1): the data directory is created 0700, and one writable by group or others is refused. */
+class DataDirectoryTest {
+    @TempDir
+    Path base;
+
+    @Test
+    void aMissingDirectoryIsCreated0700() throws Exception {
+        // The mode comes from the creating call alone: the test JVM's umask (022 here) would give 0755.
+        Path dir = base.resolve("data");
+        DataDirectory.prepare(dir);
+        assertTrue(Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS));
+        assertEquals("rwx------", mode(dir));
+    }
+
+    @Test
+    void aMissingParentIsNotCreated() {
+        Path dir = base.resolve("absent/data");
+        StartupException e = assertThrows(StartupException.class, () -> DataDirectory.prepare(dir));
+        assertTrue(e.getMessage().contains("parent"), e.getMessage());
+        assertTrue(Files.notExists(base.resolve("absent")));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rwxrwx---", "rwx-w----", "rwx---rwx", "rwx----w-", "rwxrwxrwx"})
+    void aDirectoryWritableByGroupOrOthersIsRefused(String mode) throws IOException {
+        Path dir = Files.createDirectory(base.resolve("data"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(mode));
+        StartupException e = assertThrows(StartupException.class, () -> DataDirectory.prepare(dir));
+        assertTrue(e.getMessage().startsWith("app: refusing to start: data directory " + dir
+                + " is writable by group or others"), e.getMessage());
+        assertEquals(mode, mode(dir), "the agent never changes the operator's directory");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rwx------", "r-x------", "rwxr-x---", "rwxr-xr-x"})
+    void aDirectoryNotWritableByOthersIsAccepted(String mode) throws IOException {
+        Path dir = Files.createDirectory(base.resolve("data"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(mode));
+        Files.createFile(dir.resolve("registry.dat"));
+        assertDoesNotThrow(() -> DataDirectory.prepare(dir));
+    }
+
+    @Test
+    void aSymbolicLinkIsRefused() throws IOException {
+        Path real = Files.createDirectory(base.resolve("real"));
+        Files.setPosixFilePermissions(real, PosixFilePermissions.fromString("rwx------"));
+        Path link = Files.createSymbolicLink(base.resolve("data"), real);
+        StartupException e = assertThrows(StartupException.class, () -> DataDirectory.prepare(link));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+    }
+
+    @Test
+    void aFileIsRefused() throws IOException {
+        Path file = Files.createFile(base.resolve("data"));
+        assertThrows(StartupException.class, () -> DataDirectory.prepare(file));
+    }
+
+    private static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+    }
+}

@@ -1,0 +1,205 @@
+package io.dogama.agent.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The agent as a process (SPEC sections 9 and 12, revision 1.1), run from the runtime image by its
+ * launcher {@code bin/dogama-agent}: the launcher's PID is the JVM, SIGTERM to it stops the agent
+ * gracefully, an {@code OutOfMemoryError} or the loss of the HTTP listener ends the process non-zero
+ * (so that a supervisor restarts it), and the data directory and its files are private to the agent.
+ */
+class ProcessE2ETest {
+    @RegisterExtension
+    static final E2E e2e = new E2E();
+
+    /** Longest wait for the process to end by itself. */
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(60);
+    /** The JVM's status after a graceful stop on SIGTERM (128 + 15). */
+    private static final int SIGTERM_STATUS = 143;
+    /** The JVM's status on an OutOfMemoryError with -XX:+ExitOnOutOfMemoryError. */
+    private static final int OOM_STATUS = 3;
+    /** The agent's status when its listener died (Launcher.LISTENER_DIED). */
+    private static final int LISTENER_DIED_STATUS = 70;
+    /** The agent's status when it refuses to start (Launcher.REFUSED). */
+    private static final int REFUSED_STATUS = 78;
+
+    @AfterEach
+    void agentRunsForTheNextTest() {
+        e2e.ensureRunning();
+    }
+
+    @Test
+    void theLaunchersProcessIsTheJvmAndSigtermStopsItGracefully() throws Exception {
+        Process p = e2e.process();
+        Path java = RepoLayout.root().resolve("jlink/target/dogama-agent/bin/java").toRealPath();
+        assertEquals(java, Files.readSymbolicLink(Path.of("/proc", String.valueOf(p.pid()), "exe")),
+                "the launcher's PID runs the image's java (the launcher execs it)");
+        assertEquals(List.of(), p.toHandle().children().toList(), "no process below the launcher's");
+        // The runtime image's own options are in effect in this very JVM.
+        String flags = run(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(p.pid()), "VM.flags"), Map.of()).output();
+        assertTrue(flags.contains("-XX:+ExitOnOutOfMemoryError"), flags);
+
+        int logged = e2e.logText().length();
+        // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy
+        // would also close this side of the agent's output before the agent has written its last lines).
+        assertTrue(p.toHandle().destroy(), "SIGTERM sent");
+        assertTrue(p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the agent ignored SIGTERM");
+        assertEquals(SIGTERM_STATUS, p.exitValue(), "the JVM's status after a stop on SIGTERM");
+        String stop = awaitLog(logged, "dogama-agent: stopped");
+        int stopping = stop.indexOf("dogama-agent: stopping");
+        assertTrue(stopping >= 0 && stopping < stop.indexOf("dogama-agent: stopped"), stop);
+        assertEquals(SIGTERM_STATUS, e2e.stopAgent(), "already stopped");
+        // Stopped, not killed: the registry was closed cleanly (its marker is only written by a close).
+        assertTrue(Files.exists(e2e.dataDir().resolve("registry.clean")), "registry closed cleanly");
+    }
+
+    @Test
+    void theProcessEndsWhenItsListenerDies() throws Exception {
+        Process p = e2e.process();
+        int port = e2e.listenPort();
+        int logged = e2e.logText().length();
+        // The kernel destroys the listening socket (as any failure of the listener would end it); the
+        // JVM and Helidon's server object live on.
+        Result ss = run(List.of("ss", "-K", "-t", "state", "listening", "sport", "=", ":" + port), Map.of());
+        assertEquals(0, ss.status(), "ss -K (needs CONFIG_INET_DIAG_DESTROY): " + ss.output());
+        assertTrue(p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the agent lived on without a listener");
+        assertEquals(LISTENER_DIED_STATUS, p.exitValue());
+        String log = awaitLog(logged, "dogama-agent: stopped");
+        assertTrue(log.contains("is gone (connection refused)"), log);
+        e2e.stopAgent();
+    }
+
+    @Test
+    void anOutOfMemoryErrorEndsTheProcess() throws Exception {
+        e2e.stopAgent();
+        // A heap too small for the agent: it runs out while it starts, in whichever thread. The launcher
+        // and the image's options are the production ones; JDK_JAVA_OPTIONS only adds the heap size.
+        Result r = run(List.of(RepoLayout.agentLauncher().toString(), "--config", e2e.config().toString()),
+                Map.of("JDK_JAVA_OPTIONS", "-Xmx4m"));
+        assertEquals(OOM_STATUS, r.status(), r.output());
+        assertTrue(r.output().contains("Terminating due to java.lang.OutOfMemoryError"), r.output());
+    }
+
+    @Test
+    void theDataDirectoryAndEveryFileInItArePrivate() throws Exception {
+        Path data = e2e.dataDir();
+        e2e.stopAgent();
+        // Writable by the group: refused, and left as it is.
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwx---"));
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", e2e.config().toString()),
+                Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: data directory " + data
+                + " is writable by group or others"), refused.output());
+        assertEquals("rwxrwx---", mode(data));
+
+        // Missing: created 0700, and every file the agent makes in it 0600, whatever the umask (000 here).
+        deleteTree(data);
+        launchWithUmask000();
+        assertEquals("rwx------", mode(data));
+        Map<String, String> modes = modes(data);
+        assertTrue(modes.keySet().containsAll(List.of("registry.dat", "registry.key", "registry.lock")), modes.toString());
+        modes.forEach((name, mode) -> assertTrue(mode.equals("rw-------") || mode.equals("d rwx------"), name + " " + mode));
+        assertEquals(200, e2e.client().get("/v1/health").status());
+        e2e.stopAgent();
+        modes(data).forEach((name, mode) -> assertTrue(mode.equals("rw-------") || mode.equals("d rwx------"),
+                name + " " + mode + " after the stop"));
+    }
+
+    /**
+     * Starts the world's agent as {@link AgentUnderTest} does, but from a shell whose umask is 000, so
+     * that a file or folder created without an explicit mode would be open to everyone.
+     */
+    private static void launchWithUmask000() throws Exception {
+        Path wrapper = e2e.base().resolve("umask000-launcher");
+        Files.writeString(wrapper, "#!/bin/sh\numask 000\nexec " + RepoLayout.agentLauncher() + " \"$@\"\n");
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
+        e2e.launchWith(wrapper);
+    }
+
+    /** Waits until the log, from {@code from} on, holds {@code line}; returns that part of the log. */
+    private static String awaitLog(int from, String line) throws InterruptedException {
+        long deadline = System.nanoTime() + EXIT_TIMEOUT.toNanos();
+        while (true) {
+            String text = e2e.logText();
+            String tail = text.length() > from ? text.substring(from) : "";
+            if (tail.contains(line)) {
+                return tail;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("e2e: no '" + line + "' in the agent's log:\n" + tail);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private record Result(int status, String output) {
+    }
+
+    private static Result run(List<String> command, Map<String, String> env) throws Exception {
+        File out = File.createTempFile("dogama-e2e-process", ".out");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(out).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            pb.environment().remove("DOGAMA_AGENT_CONFIG");
+            pb.environment().remove("JDK_JAVA_OPTIONS");
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            if (!p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                throw new AssertionError("e2e: " + command + " did not end within " + EXIT_TIMEOUT + ":\n"
+                        + Files.readString(out.toPath(), StandardCharsets.UTF_8));
+            }
+            return new Result(p.exitValue(), Files.readString(out.toPath(), StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out.toPath());
+        }
+    }
+
+    private static String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    /** @return the mode of every entry below {@code dir}, at any depth; folders' modes start with "d " */
+    private static Map<String, String> modes(Path dir) throws IOException {
+        Map<String, String> modes = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(f -> !f.equals(dir)).toList()) {
+                modes.put(dir.relativize(f).toString(),
+                        (Files.isDirectory(f, LinkOption.NOFOLLOW_LINKS) ? "d " : "") + mode(f));
+            }
+        }
+        return modes;
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.dogama.agent.registry.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Every file the registry creates in the data directory is created with mode 0600 (SPEC section 9: the
+ * map holds plans, env values included). The mode is an attribute of the creating call itself, never a
+ * chmod afterwards, so that no other user can open the file in between; the process umask can only
+ * take bits away from 0600. A file that already exists keeps its mode (the data directory check of the
+ * app warns about loose ones).
+ */
+final class PrivateFiles {
+    /** Read and write for the owner only. */
+    static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
+
+    private PrivateFiles() {
+    }
+
+    /** @return the 0600 attribute for a creating call */
+    static FileAttribute<Set<PosixFilePermission>> mode() {
+        return PosixFilePermissions.asFileAttribute(EnumSet.copyOf(MODE));
+    }
+
+    /** Opens {@code file} for writing, creating it with mode 0600 if it does not exist. */
+    static FileChannel openOrCreate(Path file) throws IOException {
+        return FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), mode());
+    }
+
+    /** Creates the empty file {@code file} with mode 0600; fails if it exists. */
+    static void createEmpty(Path file) throws IOException {
+        Files.createFile(file, mode());
+    }
+
+    /**
+     * Copies {@code from} to a new file {@code to} of mode 0600 (an existing {@code to} is replaced) and
+     * forces it to disk. Unlike {@code Files.copy}, which gives the copy the source's mode, the copy of a
+     * file left 0644 by an earlier version is 0600 too.
+     */
+    static void copy(Path from, Path to) throws IOException {
+        Files.deleteIfExists(to);
+        try (FileChannel out = FileChannel.open(to, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                mode()); InputStream in = Files.newInputStream(from)) {
+            OutputStream os = Channels.newOutputStream(out);
+            in.transferTo(os);
+            out.force(true);
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.dogama.agent.registry.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * SPEC section 9 (1.1): every file the registry creates in the data directory is 0600. The registry
+ * runs in a forked JVM whose umask is 000, so a file created without an explicit mode would come out
+ * 0666 (0644 under the usual umask): the modes seen here are the ones the code asks for.
+ */
+class FileModesTest {
+    private static final String OWNER_ONLY = "rw-------";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyFileOfANewRegistryIs0600OpenAndClosed() throws Exception {
+        Map<String, String> whileOpen = openAndClose();
+        assertEquals(List.of(ChronicleRegistry.MAP_FILE, ChronicleRegistry.KEY_FILE, ChronicleRegistry.LOCK_FILE),
+                List.copyOf(whileOpen.keySet()), "files of an open registry");
+        whileOpen.forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " while open"));
+        Map<String, String> closed = modes();
+        assertTrue(closed.containsKey(ChronicleRegistry.CLEAN_FILE), "clean marker after close: " + closed);
+        closed.forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " after close"));
+    }
+
+    @Test
+    void theMapRecoveredAfterAnUncleanCloseIs0600() throws Exception {
+        openAndClose();
+        // As after a crash: no clean marker, so the next open recovers the map through a copy.
+        Files.delete(dir.resolve(ChronicleRegistry.CLEAN_FILE));
+        openAndClose();
+        modes().forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " after a recovery"));
+    }
+
+    @Test
+    void aCopyIs0600WhateverTheSourcesMode() throws IOException {
+        Path from = Files.createFile(dir.resolve("old"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+        Files.writeString(from, "plans");
+        Path to = dir.resolve("copy");
+        PrivateFiles.copy(from, to);
+        assertEquals("plans", Files.readString(to));
+        assertEquals(OWNER_ONLY, PosixFilePermissions.toString(Files.getPosixFilePermissions(to)));
+    }
+
+    /** Runs {@code open-close} in a JVM with umask 000; returns the modes seen while it was open. */
+    private Map<String, String> openAndClose() throws Exception {
+        ProcessBuilder java = ForkedJvm.command(List.of(), true, "open-close", dir.toString());
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 000 && exec \"$@\"", "sh"));
+        cmd.addAll(java.command());
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                OutputStream in = p.getOutputStream()) {
+            assertEquals("open", readUntil(out, "open"));
+            Map<String, String> whileOpen = modes();
+            in.write('\n');
+            in.flush();
+            assertEquals("closed", readUntil(out, "closed"));
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the forked registry did not exit");
+            assertEquals(0, p.exitValue());
+            return whileOpen;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private static String readUntil(BufferedReader out, String wanted) throws IOException {
+        String line;
+        while ((line = out.readLine()) != null) {
+            if (line.equals(wanted)) {
+                return line;
+            }
+        }
+        return "end of output";
+    }
+
+    private Map<String, String> modes() throws IOException {
+        Map<String, String> modes = new TreeMap<>();
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                modes.put(f.getFileName().toString(), PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(f, LinkOption.NOFOLLOW_LINKS)));
+            }
+        }
+        return modes;
+    }
+}
