@@ -2,16 +2,31 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.docker.DockerException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Engine pings shared by concurrent health checks. Every answer reflects a ping that began after its
- * request arrived (SPEC section 2: health is a ping to the engine): a check that arrives while no ping
- * runs starts one; a check that arrives while one runs waits for the next, which starts as soon as the
- * running one ends and serves every check that arrived in the meantime. So the engine sees at most one
- * ping at a time and at most one waiting, however many checks arrive, and a flood of health checks
- * costs the engine no more than one ping after another.
+ * request arrived (SPEC section 2: health is a ping to the engine). A check that arrives while fewer
+ * than {@code maxPings} pings run starts its own; otherwise it waits for the next ping, which starts as
+ * soon as one of the running ones ends and serves every check that arrived in the meantime. The engine
+ * therefore sees at most {@code maxPings} pings at a time however many checks arrive, and a check waits
+ * at most about two ping times.
+ *
+ * <p>Pings run on platform threads of their own ({@code maxPings} of them): a virtual thread blocked on
+ * the engine's Unix socket is parked and woken by junixsocket's naive poller, which adds its polling
+ * interval to every ping.
  */
 final class SharedPing {
+    /**
+     * Pings at once: one ping at a time would make health latency-bound (each check waits for a whole
+     * ping that starts after the one running), a few overlap that wait while the engine still sees a
+     * bounded number of pings.
+     */
+    static final int MAX_PINGS = 4;
+
+    private static final System.Logger LOG = System.getLogger(SharedPing.class.getName());
+
     /** The ping itself; throws when the engine does not answer within its bound. */
     @FunctionalInterface
     interface Pinger {
@@ -23,16 +38,28 @@ final class SharedPing {
     }
 
     private final Pinger pinger;
+    private final int maxPings;
+    private final ExecutorService pingThreads;
     private final Object lock = new Object();
-    /** True while a ping runs. */
-    private boolean running;
-    /** The ping that starts when the running one ends, and the checks that wait for it; null if none. */
+    /** Pings running now. */
+    private int running;
+    /** The ping that starts when a running one ends, and the checks that wait for it; null if none. */
     private CompletableFuture<Result> next;
     /** Checks waiting for {@link #next}. */
     private int waiting;
 
     SharedPing(Pinger pinger) {
+        this(pinger, MAX_PINGS);
+    }
+
+    SharedPing(Pinger pinger, int maxPings) {
+        if (maxPings < 1) {
+            throw new IllegalArgumentException("lifecycle: maxPings must be at least 1");
+        }
         this.pinger = pinger;
+        this.maxPings = maxPings;
+        this.pingThreads = Executors.newFixedThreadPool(maxPings,
+                Thread.ofPlatform().daemon(true).name("dogama-health-ping-", 0).factory());
     }
 
     /**
@@ -42,8 +69,8 @@ final class SharedPing {
         CompletableFuture<Result> mine;
         boolean lead = false;
         synchronized (lock) {
-            if (!running) {
-                running = true;
+            if (running < maxPings) {
+                running++;
                 lead = true;
                 mine = new CompletableFuture<>();
             } else {
@@ -55,7 +82,7 @@ final class SharedPing {
             }
         }
         if (lead) {
-            run(mine);
+            pingThreads.execute(() -> run(mine));
         }
         Result r = mine.join();
         if (r.failure() != null) {
@@ -70,22 +97,20 @@ final class SharedPing {
         }
     }
 
-    /** Runs one ping for {@code waiters}, then hands the next one, if any, to a thread of its own. */
+    /** Runs one ping for {@code waiters}, then starts the next one, if checks wait for it. */
     private void run(CompletableFuture<Result> waiters) {
-        Result result;
         try {
             pinger.ping();
-            result = new Result(null);
+            waiters.complete(new Result(null));
         } catch (DockerException e) {
-            result = new Result(e);
+            waiters.complete(new Result(e));
         } catch (RuntimeException | Error e) {
-            // Never leave waiters hanging; they see it as the engine being unavailable.
+            // Never leave waiters hanging: each of them fails with it as an internal error.
+            LOG.log(System.Logger.Level.ERROR, "lifecycle: health ping failed unexpectedly", e);
             waiters.completeExceptionally(e);
+        } finally {
             finish();
-            throw e;
         }
-        waiters.complete(result);
-        finish();
     }
 
     private void finish() {
@@ -94,11 +119,13 @@ final class SharedPing {
             following = next;
             next = null;
             waiting = 0;
-            running = following != null;
+            if (following == null) {
+                running--;
+            }
         }
         if (following != null) {
-            // This thread's own request is answered already; it does not wait for the next ping.
-            Thread.ofVirtual().name("dogama-health-ping").start(() -> run(following));
+            // Runs on after this task: the same ping thread takes the next ping.
+            pingThreads.execute(() -> run(following));
         }
     }
 }

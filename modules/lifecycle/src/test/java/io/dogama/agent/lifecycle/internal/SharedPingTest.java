@@ -57,7 +57,7 @@ class SharedPingTest {
     @Test
     void checksArrivingDuringAPingShareTheNextOneNotTheRunningOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine);
+        SharedPing shared = new SharedPing(engine, 1);
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         try {
             Future<?> first = pool.submit(() -> call(shared));
@@ -85,9 +85,42 @@ class SharedPingTest {
     }
 
     @Test
+    void upToMaxPingsRunAtOnceAndLaterChecksWaitForAFreshOne() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedPing shared = new SharedPing(engine, 2);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            Future<?> first = pool.submit(() -> call(shared));
+            CountDownLatch pingA = engine.nextStarted();
+            Future<?> second = pool.submit(() -> call(shared));
+            CountDownLatch pingB = engine.nextStarted(); // a second ping runs beside the first
+            List<Future<?>> later = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                later.add(pool.submit(() -> call(shared)));
+            }
+            waitUntilParked(later.size(), shared);
+            pingA.countDown();
+            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            CountDownLatch pingC = engine.nextStarted(); // starts when A ends, for the five waiting
+            pingB.countDown();
+            second.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            for (Future<?> f : later) {
+                assertTrue(!f.isDone(), "a check was answered by a ping that began before it arrived");
+            }
+            pingC.countDown();
+            for (Future<?> f : later) {
+                f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            assertEquals(3, engine.pings.get(), "seven checks, three pings");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aFailedPingFailsEveryCheckItServes() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine);
+        SharedPing shared = new SharedPing(engine, 1);
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         try {
             Future<?> first = pool.submit(() -> call(shared));
