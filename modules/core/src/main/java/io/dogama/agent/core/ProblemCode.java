@@ -75,4 +75,32 @@ public enum ProblemCode {
     public String type() {
         return "urn:dogama:problem:" + code();
     }
+
+    /**
+     * The problem document of SPEC section 4, in its field order, as plain values for any JSON writer:
+     * {@code type}, {@code title}, {@code status}, {@code code}, and for {@code plan_rejected} the
+     * {@code violations} ({@code field}, {@code rule}). The one definition of the format: the API and the
+     * offline tools write exactly this.
+     *
+     * @param violations the violations, only written for {@link #PLAN_REJECTED}; may be empty
+     * @return an ordered, unmodifiable map
+     */
+    public java.util.Map<String, Object> document(java.util.List<Violation> violations) {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("type", type());
+        m.put("title", title());
+        m.put("status", status());
+        m.put("code", code());
+        if (this == PLAN_REJECTED && !violations.isEmpty()) {
+            java.util.List<java.util.Map<String, Object>> list = new java.util.ArrayList<>();
+            for (Violation v : violations) {
+                java.util.Map<String, Object> vm = new java.util.LinkedHashMap<>();
+                vm.put("field", v.field());
+                vm.put("rule", v.rule());
+                list.add(java.util.Collections.unmodifiableMap(vm));
+            }
+            m.put("violations", java.util.List.copyOf(list));
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
 }

@@ -403,11 +403,6 @@ class AgentUnderTest implements AutoCloseable {
         return base;
     }
 
-    /** @return the agent's config file */
-    final Path config() {
-        return config;
-    }
-
     /** @return the agent's secret file (mode 0600), for scripts/dogama-curl */
     final Path secretFile() {
         return secretFile;

@@ -67,7 +67,7 @@ class PlanRejectionE2ETest {
             q.map("labels").put(key, "true");
             assertRejected(create(q), v("labels." + key, "foreign_label_namespace"));
         }
-        assertFalse(e2e.client().get("/v1/instances").body().contains(p.id()));
+        assertFalse(e2e.wire().get("/v1/instances").body().contains(p.id()));
     }
 
     @Test

@@ -120,7 +120,7 @@ class ProcessE2ETest {
         Map<String, String> modes = modes(data);
         assertTrue(modes.keySet().containsAll(List.of("registry.dat", "registry.key", "registry.lock")), modes.toString());
         modes.forEach((name, mode) -> assertTrue(mode.equals("rw-------") || mode.equals("d rwx------"), name + " " + mode));
-        assertEquals(200, e2e.client().get("/v1/health").status());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
         e2e.stopAgent();
         modes(data).forEach((name, mode) -> assertTrue(mode.equals("rw-------") || mode.equals("d rwx------"),
                 name + " " + mode + " after the stop"));

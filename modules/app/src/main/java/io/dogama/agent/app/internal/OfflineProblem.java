@@ -7,14 +7,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What the offline commands print for a refused plan: the problem JSON the API answers (SPEC section 4,
- * the same fields in the same order as the http module writes them), so that a control plane can handle
+ * {@link ProblemCode#document}), so that a control plane can handle
  * both alike.
  */
 final class OfflineProblem {
@@ -45,21 +43,7 @@ final class OfflineProblem {
     }
 
     static String json(ProblemCode code, List<Violation> violations) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", code.type());
-        m.put("title", code.title());
-        m.put("status", code.status());
-        m.put("code", code.code());
-        if (code == ProblemCode.PLAN_REJECTED && !violations.isEmpty()) {
-            List<Map<String, Object>> list = new ArrayList<>();
-            for (Violation v : violations) {
-                Map<String, Object> vm = new LinkedHashMap<>();
-                vm.put("field", v.field());
-                vm.put("rule", v.rule());
-                list.add(vm);
-            }
-            m.put("violations", list);
-        }
+        Map<String, Object> m = code.document(violations);
         try {
             return JSON.std.asString(m);
         } catch (IOException e) {

@@ -72,22 +72,7 @@ final class Json {
     }
 
     static Map<String, Object> problem(ProblemCode code, List<Violation> violations) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", code.type());
-        m.put("title", code.title());
-        m.put("status", code.status());
-        m.put("code", code.code());
-        if (code == ProblemCode.PLAN_REJECTED && !violations.isEmpty()) {
-            List<Map<String, Object>> list = new ArrayList<>();
-            for (Violation v : violations) {
-                Map<String, Object> vm = new LinkedHashMap<>();
-                vm.put("field", v.field());
-                vm.put("rule", v.rule());
-                list.add(vm);
-            }
-            m.put("violations", list);
-        }
-        return m;
+        return code.document(violations);
     }
 
     static Map<String, Object> summary(InstanceSummary s) {
