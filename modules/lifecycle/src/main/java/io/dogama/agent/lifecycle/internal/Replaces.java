@@ -80,7 +80,7 @@ final class Replaces {
                 current.map(c -> c.state().running()).orElse(false));
         env.faults.at(Step.REPLACE_PERSIST_INTENT);
         t.write(Env.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
-                Optional.of(Step.REPLACE_STOP_OLD)));
+                Optional.of(Step.after(Phase.of(old.state()), Step.REPLACE_PERSIST_INTENT))));
 
         Attempt attempt = new Attempt();
         try {
@@ -190,7 +190,7 @@ final class Replaces {
             if (r.state() == InstanceState.REPLACING) {
                 env.faults.at(Step.ROLLBACK_PERSIST);
                 t.write(r.withState(Fsm.to(r.state(), Event.REPLACE_FAILED)).withContainerId(newId)
-                        .withStep(Optional.of(Step.ROLLBACK_REMOVE_NEW.marker())));
+                        .withStep(Optional.of(Step.after(Phase.REPLACING, Step.ROLLBACK_PERSIST).marker())));
             } else if (!newId.equals(r.containerId())) {
                 t.write(r.withContainerId(newId));
             }

@@ -286,6 +286,22 @@ enum Step {
     }
 
     /**
+     * The step that follows {@code step} when it is done; what the operations persist as the next
+     * marker.
+     *
+     * @param state the persisted state while {@code step} acts
+     * @param step  the step that is done
+     * @return the next step
+     * @throws IllegalStateException if the protocol ends there (or {@code step} cannot act in {@code state})
+     */
+    static Step after(Phase state, Step step) {
+        if (decide(state, step, Outcome.DONE).orElse(new Keep()) instanceof Go go) {
+            return go.step();
+        }
+        throw new IllegalStateException("lifecycle: no step follows " + step + " in " + state);
+    }
+
+    /**
      * The start-up reconciliation's action for a persisted record.
      *
      * @param state  the persisted state ({@link Phase#ABSENT}: no record)

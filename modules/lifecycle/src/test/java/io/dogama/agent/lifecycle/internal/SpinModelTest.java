@@ -82,19 +82,21 @@ class SpinModelTest {
         return out;
     }
 
-    /** The trail's steps, one line: the agent's and the environment's moves that lead to the violation. */
+    /** The moves of a trail that change the record or the engine, and the violated assertion, in one line. */
     static String oneLine(String trail) {
+        Pattern move = Pattern.compile("proc\\s+\\d+ \\((\\w+):\\d+\\) \\S+:\\d+ \\(state \\d+\\)\\s+\\[(.*)]");
+        Pattern relevant = Pattern.compile("^((st|mk|cid|pcid|faults|plan) = |(nm|ex|up)\\[.*] = |knownNew = \\(nc)");
         List<String> moves = new ArrayList<>();
         for (String line : trail.split("\n")) {
-            Matcher m = Pattern.compile("proc\\s+\\d+ \\((\\w+):\\d+\\) \\S+:\\d+ \\(state \\d+\\)\\s+\\[(.*)]").matcher(line);
-            if (m.find() && !m.group(2).startsWith("(") && !m.group(2).equals("else")) {
-                moves.add(m.group(1) + ":" + m.group(2));
+            Matcher m = move.matcher(line);
+            if (m.find() && relevant.matcher(m.group(2)).find()) {
+                moves.add(m.group(2));
             }
-            if (line.contains("assertion violated")) {
-                moves.add(line.trim());
+            if (line.contains("text of failed assertion")) {
+                moves.add("VIOLATED " + line.substring(line.indexOf("assert")));
             }
         }
-        return String.join(" | ", moves);
+        return String.join("; ", moves);
     }
 
     @Test
