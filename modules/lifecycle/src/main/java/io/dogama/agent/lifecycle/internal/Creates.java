@@ -68,7 +68,7 @@ final class Creates {
 
         env.faults.at(Step.CREATE_PERSIST_INTENT);
         Tracked t = Tracked.insert(env.registry, Env.record(approved, creating, 0, Optional.empty(),
-                Optional.empty(), Optional.of(Step.CREATE_CONTAINER)));
+                Optional.empty(), Optional.of(Step.after(Phase.ABSENT, Step.CREATE_PERSIST_INTENT))));
 
         Optional<String> containerId = Optional.empty();
         boolean outcomeUnknown = false;

@@ -51,7 +51,8 @@ final class Deletes {
         }
         if (t.state() != deleting) {
             env.faults.at(Step.DELETE_PERSIST_INTENT);
-            t.write(t.record().withState(deleting).withStep(Optional.of(Step.DELETE_REMOVE_CONTAINER.marker())));
+            t.write(t.record().withState(deleting).withStep(Optional.of(
+                    Step.after(Phase.of(t.state()), Step.DELETE_PERSIST_INTENT).marker())));
         }
         finish(t, targets);
     }

@@ -55,14 +55,17 @@ final class Reconciler {
     private boolean reconcile(Tracked t) {
         String id = t.id();
         try {
-            switch (t.state()) {
-                case CREATING -> ops.creates().undo(t, Optional.empty(), true);
-                case REPLACING, ROLLING_BACK -> ops.replaces().rollback(t, new Replaces.Attempt());
-                case DELETING -> ops.deletes().reconcile(t);
-                case CREATED, RUNNING, STOPPED, INTERVENTION_REQUIRED -> {
-                    drift(t);
-                    return false;
-                }
+            // The step protocol decides where recovery starts (Step.recover); this only dispatches.
+            Step.Decision d = Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
+            if (!(d instanceof Step.Go go)) {
+                drift(t);
+                return false;
+            }
+            switch (go.step()) {
+                case CREATE_UNDO_REMOVE -> ops.creates().undo(t, Optional.empty(), go.search());
+                case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW -> ops.replaces().rollback(t, new Replaces.Attempt());
+                case DELETE_REMOVE_CONTAINER -> ops.deletes().reconcile(t);
+                default -> throw new IllegalStateException("lifecycle: recovery cannot start at " + go.step());
             }
             LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
         } catch (Abort | DockerException | RegistryException | RuntimeException e) {

@@ -80,7 +80,7 @@ final class Replaces {
                 current.map(c -> c.state().running()).orElse(false));
         env.faults.at(Step.REPLACE_PERSIST_INTENT);
         t.write(Env.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
-                Optional.of(Step.REPLACE_STOP_OLD)));
+                Optional.of(Step.after(Phase.of(old.state()), Step.REPLACE_PERSIST_INTENT))));
 
         Attempt attempt = new Attempt();
         try {
@@ -93,6 +93,14 @@ final class Replaces {
             throw e instanceof Abort a ? a : new Abort(Problems.code(e));
         }
         return env.view(t.record());
+    }
+
+    /**
+     * The step protocol's answer: after the persisted (state, marker), may a container exist that an
+     * engine create made and the registry does not name?
+     */
+    private static boolean searches(InstanceRecord r) {
+        return Step.recover(Phase.of(r.state()), Step.ofMarker(r.step())) instanceof Step.Go g && g.search();
     }
 
     private boolean nameTaken(String name) throws DockerException {
@@ -128,7 +136,7 @@ final class Replaces {
         env.faults.at(Step.REPLACE_RECORD_NEW);
         t.write(t.record().withContainerId(attempt.newId)
                 .withStep(Optional.of(prior.wasRunning() ? Step.REPLACE_START_NEW : Step.REPLACE_REMOVE_OLD)
-                        .map(Step::marker)));
+                        .flatMap(Step::held).map(Step::marker)));
 
         if (prior.wasRunning()) {
             env.revalidateMounts(t.record().canonicalPlan(), env.requireCurrent(t.record()));
@@ -173,8 +181,7 @@ final class Replaces {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             newId = r.containerId().or(() -> attempt.newId);
-            boolean mayBeUnrecorded = attempt.createOutcomeUnknown
-                    || Step.REPLACE_CREATE_NEW.marker().equals(r.step().orElse(""));
+            boolean mayBeUnrecorded = attempt.createOutcomeUnknown || searches(r);
             if (newId.isEmpty() && mayBeUnrecorded) {
                 // A crash (or a lost answer) between creating the new container and recording it.
                 newId = env.unrecorded(r.instanceId(), r.planDigest(), r.prior().get().containerId().stream().toList())
@@ -183,7 +190,7 @@ final class Replaces {
             if (r.state() == InstanceState.REPLACING) {
                 env.faults.at(Step.ROLLBACK_PERSIST);
                 t.write(r.withState(Fsm.to(r.state(), Event.REPLACE_FAILED)).withContainerId(newId)
-                        .withStep(Optional.of(Step.ROLLBACK_REMOVE_NEW.marker())));
+                        .withStep(Optional.of(Step.after(Phase.REPLACING, Step.ROLLBACK_PERSIST).marker())));
             } else if (!newId.equals(r.containerId())) {
                 t.write(r.withContainerId(newId));
             }
@@ -303,7 +310,7 @@ final class Replaces {
     private String recreate(Tracked t, ApprovedPlan again) throws Abort, DockerException, RegistryException {
         InstanceRecord r = t.record();
         InstanceRecord.Prior p = r.prior().orElseThrow();
-        if (Step.ROLLBACK_RECREATE_OLD.marker().equals(r.step().orElse(""))) {
+        if (searches(r)) {
             // An earlier recreate of this rollback may have made a container it never recorded.
             for (String c : env.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
                 env.removeIfPresent(c);
@@ -344,7 +351,7 @@ final class Replaces {
                         && m.info().state().running()) {
                     stop.add(m.info().id());
                 }
-                if (Step.ROLLBACK_RECREATE_OLD.marker().equals(r.step().orElse(""))) {
+                if (searches(r)) {
                     List<String> known = new ArrayList<>(main.stream().toList());
                     p.containerId().ifPresent(known::add);
                     for (String c : env.unrecorded(r.instanceId(), p.planDigest(), known)) {

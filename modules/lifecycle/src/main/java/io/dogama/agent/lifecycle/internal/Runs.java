@@ -12,9 +12,9 @@ import java.util.Optional;
 /**
  * StartInstance, StopInstance, RestartInstance (SPEC 10): the container is re-inspected by its
  * registered ID and its identity checked before anything is mutated; bind sources are re-validated
- * before a start or restart; the target state is persisted before the engine is asked, and the
- * previous state restored if the engine fails. Starting a running or stopping a stopped container
- * is success without an engine call.
+ * before a start or restart; the engine is asked first and the table's target state persisted once
+ * it answered, so a failed call leaves the record untouched. Starting a running or stopping a
+ * stopped container is success without an engine call.
  */
 final class Runs {
     private final Env env;
@@ -75,21 +75,15 @@ final class Runs {
         void run() throws DockerException;
     }
 
+    /**
+     * The engine acts first and the table's target is persisted only once it did: a failed engine
+     * call leaves the record as it was, so no state is ever written back outside the table. A crash
+     * (or a lost answer) after the engine acted leaves the record one state behind the container;
+     * inspect reports the container's real status and the request may be repeated (idempotent).
+     */
     private static void mutate(Tracked t, InstanceState target, EngineCall call)
             throws Abort, DockerException, RegistryException {
-        InstanceState before = t.state();
+        call.run();
         settle(t, target);
-        try {
-            call.run();
-        } catch (DockerException | RuntimeException e) {
-            if (t.state() != before) {
-                try {
-                    t.write(t.record().withState(before));
-                } catch (Abort | RegistryException restore) {
-                    e.addSuppressed(restore);
-                }
-            }
-            throw e;
-        }
     }
 }
