@@ -75,6 +75,8 @@ class AgentUnderTest implements AutoCloseable {
     private String secretLine;
     private String pinnedImageId;
     private Process process;
+    /** Notified after each line of the agent's output reaches the log file. */
+    private final Object logWritten = new Object();
     private Wire wire;
     private DogamaClient client;
     /** Environment for the agent's process on top of the test's own, e.g. JVM options. */
@@ -219,6 +221,9 @@ class AgentUnderTest implements AutoCloseable {
                 out.write(line);
                 out.newLine();
                 out.flush();
+                synchronized (logWritten) {
+                    logWritten.notifyAll();
+                }
                 Matcher m = LISTENING.matcher(line);
                 if (m.find()) {
                     ready.complete(Integer.parseInt(m.group(1)));
@@ -389,6 +394,30 @@ class AgentUnderTest implements AutoCloseable {
             return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Waits until the log, from {@code from} on, holds {@code line}, woken by each line the agent writes.
+     *
+     * @return that part of the log
+     * @throws AssertionError if the line is not there within {@code timeout}
+     */
+    final String awaitLog(int from, String line, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (logWritten) {
+            while (true) {
+                String text = logText();
+                String tail = text.length() > from ? text.substring(from) : "";
+                if (tail.contains(line)) {
+                    return tail;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AssertionError("e2e: no '" + line + "' in the agent's log:\n" + tail);
+                }
+                TimeUnit.NANOSECONDS.timedWait(logWritten, left);
+            }
         }
     }
 

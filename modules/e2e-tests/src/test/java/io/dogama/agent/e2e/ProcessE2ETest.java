@@ -65,7 +65,7 @@ class ProcessE2ETest {
         assertTrue(p.toHandle().destroy(), "SIGTERM sent");
         assertTrue(p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the agent ignored SIGTERM");
         assertEquals(SIGTERM_STATUS, p.exitValue(), "the JVM's status after a stop on SIGTERM");
-        String stop = awaitLog(logged, "dogama-agent: stopped");
+        String stop = e2e.awaitLog(logged, "dogama-agent: stopped", EXIT_TIMEOUT);
         int stopping = stop.indexOf("dogama-agent: stopping");
         assertTrue(stopping >= 0 && stopping < stop.indexOf("dogama-agent: stopped"), stop);
         assertEquals(SIGTERM_STATUS, e2e.stopAgent(), "already stopped");
@@ -84,7 +84,7 @@ class ProcessE2ETest {
         assertEquals(0, ss.status(), "ss -K (needs CONFIG_INET_DIAG_DESTROY): " + ss.output());
         assertTrue(p.waitFor(EXIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the agent lived on without a listener");
         assertEquals(LISTENER_DIED_STATUS, p.exitValue());
-        String log = awaitLog(logged, "dogama-agent: stopped");
+        String log = e2e.awaitLog(logged, "dogama-agent: stopped", EXIT_TIMEOUT);
         assertTrue(log.contains("is gone (connection refused)"), log);
         e2e.stopAgent();
     }
@@ -135,22 +135,6 @@ class ProcessE2ETest {
         Files.writeString(wrapper, "#!/bin/sh\numask 000\nexec " + RepoLayout.agentLauncher() + " \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
         e2e.launchWith(wrapper);
-    }
-
-    /** Waits until the log, from {@code from} on, holds {@code line}; returns that part of the log. */
-    private static String awaitLog(int from, String line) throws InterruptedException {
-        long deadline = System.nanoTime() + EXIT_TIMEOUT.toNanos();
-        while (true) {
-            String text = e2e.logText();
-            String tail = text.length() > from ? text.substring(from) : "";
-            if (tail.contains(line)) {
-                return tail;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("e2e: no '" + line + "' in the agent's log:\n" + tail);
-            }
-            Thread.sleep(100);
-        }
     }
 
     private record Result(int status, String output) {

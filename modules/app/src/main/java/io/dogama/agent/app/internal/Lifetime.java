@@ -35,6 +35,10 @@ final class Lifetime {
     static final Duration PROBE_CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
     private final CompletableFuture<String> death = new CompletableFuture<>();
+    /** Completed when the watch ends, for whatever reason: tests wait on it instead of on time. */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    /** One permit per probe that found the listener there: tests wait on probes instead of on time. */
+    private final java.util.concurrent.Semaphore probesPassed = new java.util.concurrent.Semaphore(0);
     private volatile boolean stopping;
 
     private Lifetime() {
@@ -51,7 +55,13 @@ final class Lifetime {
         Objects.requireNonNull(listening, "listening");
         Lifetime life = new Lifetime();
         InetSocketAddress probed = probeAddress(listener);
-        Thread.ofPlatform().name("dogama-listener-watch").daemon(true).start(() -> life.probe(probed, listening));
+        Thread.ofPlatform().name("dogama-listener-watch").daemon(true).start(() -> {
+            try {
+                life.probe(probed, listening);
+            } finally {
+                life.ended.complete(null);
+            }
+        });
         return life;
     }
 
@@ -84,6 +94,21 @@ final class Lifetime {
         }
     }
 
+    /** @return completed when the watch has ended (a death found, a stop asked, or interrupted) */
+    CompletableFuture<Void> ended() {
+        return ended;
+    }
+
+    /**
+     * @param n       probes that must find the listener
+     * @param timeout longest wait
+     * @return true if {@code n} more probes found it within the timeout
+     * @throws InterruptedException if interrupted while waiting
+     */
+    boolean awaitProbesPassed(int n, Duration timeout) throws InterruptedException {
+        return probesPassed.tryAcquire(n, timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
     private void probe(InetSocketAddress address, BooleanSupplier listening) {
         while (!stopping) {
             try {
@@ -100,6 +125,7 @@ final class Lifetime {
             }
             try (Socket s = new Socket()) {
                 s.connect(address, (int) PROBE_CONNECT_TIMEOUT.toMillis());
+                probesPassed.release();
             } catch (ConnectException refused) {
                 if (!stopping) {
                     death.complete("the HTTP listener on " + address.getAddress().getHostAddress() + ":"

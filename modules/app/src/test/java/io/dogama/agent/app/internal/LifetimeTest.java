@@ -24,7 +24,7 @@ class LifetimeTest {
         Lifetime life = Lifetime.watch((InetSocketAddress) server.getLocalSocketAddress(), () -> true);
         CompletableFuture<String> death = CompletableFuture.supplyAsync(life::awaitDeath);
         // Alive through two probes (nothing accepts them: the kernel's queue is enough, as for Helidon).
-        Thread.sleep(Lifetime.PROBE_INTERVAL.multipliedBy(2).plusMillis(500).toMillis());
+        assertTrue(life.awaitProbesPassed(2, FOUND_WITHIN), "two probes did not find a listening socket");
         assertFalse(death.isDone(), "a listening socket is alive");
         server.close();
         String why = death.get(FOUND_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
@@ -51,7 +51,7 @@ class LifetimeTest {
         CompletableFuture<String> death = CompletableFuture.supplyAsync(life::awaitDeath);
         life.stopping();
         server.close();
-        Thread.sleep(FOUND_WITHIN.toMillis());
+        life.ended().get(FOUND_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
         assertFalse(death.isDone(), "the listener closed by a stop is not reported");
     }
 

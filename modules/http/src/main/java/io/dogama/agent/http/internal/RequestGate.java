@@ -143,10 +143,9 @@ final class RequestGate implements Handler {
         if (headers.all(HeaderNames.CONTENT_LENGTH, List::of).size() > 1) {
             return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
         }
+        // A Content-Length past the limit never gets here: Helidon refuses it with 413 before routing, from the
+        // same limit (Listener sets maxPayloadSize); a chunked body is measured by StrictChunkReader and below.
         OptionalLong contentLength = headers.contentLength();
-        if (contentLength.isPresent() && contentLength.getAsLong() > maxBodyBytes) {
-            return Reply.problem(ProblemCode.BODY_TOO_LARGE).closing();
-        }
         Body body = readBody(req, chunked || contentLength.orElse(0) > 0);
         watchdog.working(req.remotePeer().address()); // the whole request is in; the agent's own time is not limited
 
