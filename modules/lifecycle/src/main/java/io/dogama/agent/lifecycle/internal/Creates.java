@@ -5,9 +5,6 @@ import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.docker.DockerConflictException;
 import io.dogama.agent.docker.DockerException;
-import io.dogama.agent.docker.DockerProtocolException;
-import io.dogama.agent.docker.DockerTimeoutException;
-import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.lifecycle.Created;
 import io.dogama.agent.policy.ApprovedPlan;
 import io.dogama.agent.policy.PlanDigest;
@@ -21,10 +18,11 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * CreateInstance (SPEC 10): validate fully; persist the {@code CREATING} intent; create the
- * container under its deterministic name; record its ID and {@code CREATED}. A create that does not
- * reach its commit is undone: the container it made is removed (never host data) and the intent
- * dropped, in the request or, after a crash, by the start-up reconciliation.
+ * CreateInstance (SPEC 10): validate fully; then the create steps of {@link Step}, run by
+ * {@link StepMachine}: persist the {@code CREATING} intent; create the container under its
+ * deterministic name; record its ID and {@code CREATED}. A create that does not reach its commit is
+ * undone: the container it made is removed (never host data) and the intent dropped, in the
+ * request or, after a crash, by the start-up reconciliation.
  */
 final class Creates {
     private static final System.Logger LOG = System.getLogger(Creates.class.getName());
@@ -45,9 +43,13 @@ final class Creates {
         String id = plan.instanceId();
         switch (env.registry.get(id)) {
             case Lookup.Tampered t -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            case Lookup.Found f when f.record().state() == InstanceState.CREATING ->
+            case Lookup.Found f when f.record().state() == InstanceState.CREATING -> {
                 // Under the guard nobody else is creating: an intent left by an earlier failure.
-                undo(Tracked.of(env.registry, f), Optional.empty(), true);
+                Tracked left = Tracked.of(env.registry, f);
+                if (!(recover(left) instanceof Step.End)) {
+                    throw new Abort(ProblemCode.INSTANCE_BUSY);
+                }
+            }
             case Lookup.Found f -> {
                 String digest = PlanDigest.of(plan);
                 if (plan.planDigest().isPresent() && !plan.planDigest().get().equals(digest)) {
@@ -61,78 +63,98 @@ final class Creates {
             case Lookup.Absent a -> {
             }
         }
-        InstanceState creating = Fsm.request(Optional.empty(), Event.CREATE).persisted().orElseThrow();
+        InstanceState creating = Transitions.request(Optional.empty(), Event.CREATE).persisted().orElseThrow();
 
         // Everything is checked before anything is written or created.
         ApprovedPlan approved = env.approve(plan, List.of(), "");
 
-        env.faults.at(Step.CREATE_PERSIST_INTENT);
-        Tracked t = Tracked.insert(env.registry, Env.record(approved, creating, 0, Optional.empty(),
-                Optional.empty(), Optional.of(Step.after(Phase.ABSENT, Step.CREATE_PERSIST_INTENT))));
-
-        Optional<String> containerId = Optional.empty();
-        boolean outcomeUnknown = false;
-        try {
-            env.faults.at(Step.CREATE_CONTAINER);
-            try {
-                containerId = Optional.of(env.docker.createContainer(approved.spec()));
-            } catch (DockerTimeoutException | DockerUnavailableException | DockerProtocolException e) {
-                // The engine may have created it and the answer was lost.
-                outcomeUnknown = true;
-                throw e;
-            } catch (DockerConflictException e) {
-                // The name is held by a container we did not make: never touched.
-                throw new Abort(ProblemCode.INSTANCE_EXISTS);
-            }
-
-            env.faults.at(Step.CREATE_COMMIT);
-            t.write(t.record().withContainerId(containerId)
-                    .withState(Fsm.to(t.state(), Event.CREATE_SUCCEEDED)).withStep(Optional.empty()));
-        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
-            Problems.log("create " + id, e);
-            try {
-                undo(t, containerId, outcomeUnknown);
-            } catch (Abort | DockerException | RegistryException | RuntimeException cleanup) {
-                // The intent stays CREATING; the start-up reconciliation (or the next create) undoes it.
-                Problems.log("undo of create " + id, cleanup);
-            }
-            throw e instanceof Abort a ? a : new Abort(Problems.code(e));
+        Tracked t = Tracked.intent(env.registry, Env.record(approved, creating, 0, Optional.empty(),
+                Optional.empty(), Optional.empty()));
+        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approved), env.faults);
+        Step.Decision end = StepMachine.run(new Step.Go(Step.CREATE_PERSIST_INTENT, false), run);
+        if (end instanceof Step.End e && e.ifStopped() == Event.CREATE_SUCCEEDED) {
+            return new Created(env.view(t.record()), false);
         }
-        return new Created(env.view(t.record()), false);
+        // Undone (or, if the undo failed, left CREATING for the start-up reconciliation or the next create).
+        Exception failure = run.failure().orElseThrow();
+        throw failure instanceof Abort a ? a : new Abort(Problems.code(failure));
     }
 
     /**
-     * Undoes a create that did not commit: removes the container it made, then drops the intent.
-     * Runs in the failed request, on the next create of the same ID, and at start-up.
+     * Undoes a create a crash (or a failed undo) left: from {@link Step#recover}.
      *
-     * @param t           the {@code CREATING} record
-     * @param known       the ID the engine returned for this create, if it did
-     * @param mayExistUnrecorded true if a container may exist whose ID was never returned or
-     *                    recorded (a lost answer, a crash): it is then looked up by name, instance
-     *                    ID and this plan's digest
+     * @param t the {@code CREATING} record
+     * @return how the run ended
      */
-    void undo(Tracked t, Optional<String> known, boolean mayExistUnrecorded)
-            throws Abort, DockerException, RegistryException {
-        InstanceRecord r = t.record();
-        Set<String> remove = new LinkedHashSet<>();
-        known.ifPresent(remove::add);
-        if (r.containerId().isPresent()
-                && env.identify(r.containerId(), Env.Expect.current(r)) instanceof Env.Match m) {
-            remove.add(m.info().id());
+    Step.Decision recover(Tracked t) {
+        Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
+        return StepMachine.run(start, new StepMachine.Run("undo of create " + t.id(), t, new Steps(null), env.faults));
+    }
+
+    /**
+     * The create steps. During the run the record's main fields hold the plan; {@code made} the ID
+     * the engine returned for this create, once it did.
+     */
+    private final class Steps implements StepMachine.Actions {
+        /** The approved plan; null for a recovery, which never creates. */
+        private final ApprovedPlan approved;
+        private Optional<String> made = Optional.empty();
+
+        Steps(ApprovedPlan approved) {
+            this.approved = approved;
         }
-        if (mayExistUnrecorded) {
-            remove.addAll(env.unrecorded(r.instanceId(), r.planDigest(), List.of()));
+
+        @Override
+        public boolean holds(Step step, StepMachine.Run run) {
+            return switch (step.guard()) {
+                case ALWAYS -> true;
+                case CONTAINER_KNOWN -> made.isPresent() || run.tracked().record().containerId().isPresent()
+                        || run.search();
+                default -> throw new IllegalStateException("lifecycle: " + step.guard() + " in a create");
+            };
         }
-        if (!remove.isEmpty()) {
-            env.faults.at(Step.CREATE_UNDO_REMOVE);
+
+        @Override
+        public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            switch (step) {
+                case CREATE_PERSIST_INTENT -> run.fire(r -> r, Event.CREATE);
+                case CREATE_CONTAINER -> {
+                    try {
+                        made = Optional.of(env.docker.createContainer(approved.spec()));
+                    } catch (DockerConflictException e) {
+                        // The name is held by a container we did not make: never touched.
+                        throw new Abort(ProblemCode.INSTANCE_EXISTS);
+                    }
+                }
+                case CREATE_COMMIT -> run.fire(r -> r.withContainerId(made), run.ending().ifStopped());
+                case CREATE_UNDO_REMOVE -> undoRemove(run);
+                case CREATE_UNDO_DROP -> {
+                    run.fire(r -> r, run.ending().ifStopped());
+                    LOG.log(System.Logger.Level.INFO, "lifecycle: create of {0} undone", run.tracked().id());
+                }
+                default -> throw new IllegalStateException("lifecycle: " + step + " in a create");
+            }
+        }
+
+        /**
+         * Removes the container this create made: the ID the engine returned, the one the record
+         * names if it is ours, and, where the answer may have been lost, those the crash-window rule
+         * finds by name, instance ID and this plan's digest.
+         */
+        private void undoRemove(StepMachine.Run run) throws DockerException {
+            InstanceRecord r = run.tracked().record();
+            Set<String> remove = new LinkedHashSet<>();
+            made.ifPresent(remove::add);
+            if (r.containerId().isPresent()
+                    && env.identify(r.containerId(), Env.Expect.current(r)) instanceof Env.Match m) {
+                remove.add(m.info().id());
+            }
+            if (run.search()) {
+                remove.addAll(env.unrecorded(r.instanceId(), r.planDigest(), List.of()));
+            }
             for (String c : remove) {
                 env.removeIfPresent(c);
             }
         }
-        Fsm.toAbsent(t.state(), Event.CREATE_FAILED);
-        env.faults.at(Step.CREATE_UNDO_DROP);
-        t.remove();
-        LOG.log(System.Logger.Level.INFO, "lifecycle: create of {0} undone ({1} container(s) removed)", r.instanceId(),
-                remove.size());
     }
 }

@@ -12,6 +12,7 @@ import java.util.Optional;
  * any host path), end the registration. A registered container that is already gone is fine; a
  * container under the registered ID that is not ours, or one that merely carries the name, is never
  * touched. A delete that fails after {@code DELETING} is finished by asking again or at start-up.
+ * The steps are {@link Step}'s, run by {@link StepMachine}.
  */
 final class Deletes {
     private static final System.Logger LOG = System.getLogger(Deletes.class.getName());
@@ -44,47 +45,78 @@ final class Deletes {
      * @throws Abort {@code invalid_transition}, {@code identity_mismatch}, or the failure's code
      */
     void delete(Tracked t) throws Abort, DockerException, RegistryException {
-        InstanceState deleting = Fsm.request(Optional.of(t.state()), Event.DELETE).persisted().orElseThrow();
+        Transitions.request(Optional.of(t.state()), Event.DELETE);
         Targets targets = targets(t.record());
         if (targets.mismatch()) {
             throw new Abort(ProblemCode.IDENTITY_MISMATCH);
         }
-        if (t.state() != deleting) {
-            env.faults.at(Step.DELETE_PERSIST_INTENT);
-            t.write(t.record().withState(deleting).withStep(Optional.of(
-                    Step.after(Phase.of(t.state()), Step.DELETE_PERSIST_INTENT).marker())));
+        // A delete asked again finishes where the first one stopped, as the reconciliation would.
+        Step.Decision start = t.state() == InstanceState.DELETING
+                ? Step.recover(Phase.DELETING, Step.ofMarker(t.record().step()))
+                : new Step.Go(Step.DELETE_PERSIST_INTENT, false);
+        StepMachine.Run run = new StepMachine.Run("delete " + t.id(), t, new Steps(targets), env.faults);
+        if (!(StepMachine.run((Step.Go) start, run) instanceof Step.End)) {
+            Exception failure = run.failure().orElseThrow();
+            throw failure instanceof Abort a ? a : new Abort(Problems.code(failure));
         }
-        finish(t, targets);
     }
 
     /**
-     * Finishes a delete a crash interrupted. Leaves the record if a container under a registered ID
-     * is no longer ours (logged).
+     * Finishes a delete a crash interrupted, from {@link Step#recover}. Leaves the record if a
+     * container under a registered ID is no longer ours (logged).
      *
      * @param t a {@code DELETING} record
+     * @return how the run ended
      */
-    void reconcile(Tracked t) throws Abort, DockerException, RegistryException {
+    Step.Decision recover(Tracked t) throws DockerException {
         Targets targets = targets(t.record());
         if (targets.mismatch()) {
             LOG.log(System.Logger.Level.WARNING,
                     "lifecycle: delete of {0} not finished: its registered container is not ours; left", t.id());
-            return;
+            return new Step.Keep();
         }
-        finish(t, targets);
+        Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
+        return StepMachine.run(start, new StepMachine.Run("delete " + t.id(), t, new Steps(targets), env.faults));
     }
 
-    private void finish(Tracked t, Targets targets) throws Abort, DockerException, RegistryException {
-        if (targets.main() instanceof Env.Match m) {
-            env.faults.at(Step.DELETE_REMOVE_CONTAINER);
-            env.removeIfPresent(m.info().id());
+    /** The delete steps, acting on the containers checked before the run. */
+    private final class Steps implements StepMachine.Actions {
+        private final Targets targets;
+
+        Steps(Targets targets) {
+            this.targets = targets;
         }
-        if (targets.prior() instanceof Env.Match m) {
-            env.faults.at(Step.DELETE_REMOVE_PRIOR);
-            env.removeIfPresent(m.info().id());
+
+        @Override
+        public boolean holds(Step step, StepMachine.Run run) {
+            InstanceRecord r = run.tracked().record();
+            return switch (step.guard()) {
+                case ALWAYS -> true;
+                case CURRENT_RECORDED -> r.containerId().isPresent();
+                case OLD_RECORDED -> r.prior().flatMap(InstanceRecord.Prior::containerId).isPresent();
+                default -> throw new IllegalStateException("lifecycle: " + step.guard() + " in a delete");
+            };
         }
-        Fsm.toAbsent(t.state(), Event.DELETE_SUCCEEDED);
-        env.faults.at(Step.DELETE_REMOVE_RECORD);
-        t.remove();
-        LOG.log(System.Logger.Level.INFO, "lifecycle: {0} deleted (host data kept)", t.id());
+
+        @Override
+        public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            switch (step) {
+                case DELETE_PERSIST_INTENT -> run.fire(r -> r, Event.DELETE);
+                case DELETE_REMOVE_CONTAINER -> remove(targets.main());
+                case DELETE_REMOVE_PRIOR -> remove(targets.prior());
+                case DELETE_REMOVE_RECORD -> {
+                    run.fire(r -> r, run.ending().ifStopped());
+                    LOG.log(System.Logger.Level.INFO, "lifecycle: {0} deleted (host data kept)", run.tracked().id());
+                }
+                default -> throw new IllegalStateException("lifecycle: " + step + " in a delete");
+            }
+        }
+
+        /** Only a container checked to be ours is removed; one already gone is fine. */
+        private void remove(Env.Identity target) throws DockerException {
+            if (target instanceof Env.Match m) {
+                env.removeIfPresent(m.info().id());
+            }
+        }
     }
 }

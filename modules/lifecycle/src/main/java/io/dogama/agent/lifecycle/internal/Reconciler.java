@@ -5,12 +5,12 @@ import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.RegistryException;
 import java.lang.System.Logger.Level;
-import java.util.Optional;
 
 /**
  * The start-up reconciliation of SPEC 10: every registry record is checked against the engine, and
- * whatever a crash interrupted is finished or undone, using the same code the operations use (each
- * step looks at the engine first, so it can run again after any crash):
+ * whatever a crash interrupted is finished or undone by the same step machine the operations run,
+ * started where {@link Step#recover} says (each step looks at the engine first, so it can run again
+ * after any crash):
  * <ul>
  * <li>{@code CREATING}: the create is undone (its container removed, the intent dropped);</li>
  * <li>{@code REPLACING}, {@code ROLLING_BACK}: the replace is rolled back;</li>
@@ -61,14 +61,17 @@ final class Reconciler {
                 drift(t);
                 return false;
             }
-            switch (go.step()) {
-                case CREATE_UNDO_REMOVE -> ops.creates().undo(t, Optional.empty(), go.search());
-                case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW -> ops.replaces().rollback(t, new Replaces.Attempt());
-                case DELETE_REMOVE_CONTAINER -> ops.deletes().reconcile(t);
-                default -> throw new IllegalStateException("lifecycle: recovery cannot start at " + go.step());
+            Step.Decision end = switch (go.step().family()) {
+                case CREATE -> ops.creates().recover(t);
+                case REPLACE, ROLLBACK -> ops.replaces().recover(t);
+                case DELETE -> ops.deletes().recover(t);
+            };
+            if (end instanceof Step.End) {
+                LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
+            } else {
+                LOG.log(Level.WARNING, "lifecycle: {0}: interrupted operation left as it is until the next start", id);
             }
-            LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
-        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
+        } catch (DockerException | RuntimeException e) {
             Problems.log("reconciliation of " + id + " (left as it is until the next start)", e);
         }
         return true;

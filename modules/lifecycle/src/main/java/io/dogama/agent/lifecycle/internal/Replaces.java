@@ -7,8 +7,6 @@ import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerProtocolException;
-import io.dogama.agent.docker.DockerTimeoutException;
-import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.lifecycle.InstanceView;
 import io.dogama.agent.lifecycle.Lifecycle;
 import io.dogama.agent.policy.ApprovedPlan;
@@ -20,9 +18,10 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * ReplaceInstance and its rollback (SPEC 10). A replace that does not reach its commit is rolled
- * back, in the request or, after a crash, by the start-up reconciliation; each rollback step looks
- * at the engine first, so running it again after a crash at any point is safe. A rollback that is
+ * ReplaceInstance and its rollback (SPEC 10): the replace and rollback steps of {@link Step}, run
+ * by {@link StepMachine}. A replace that does not reach its commit is rolled back, in the request or,
+ * after a crash, by the start-up reconciliation; each rollback step looks at the engine first, so
+ * running it again after a crash at any point is safe. A rollback that is
  * not safe or fails leaves every container of the instance stopped in
  * {@code INTERVENTION_REQUIRED}.
  *
@@ -38,12 +37,6 @@ final class Replaces {
         this.env = env;
     }
 
-    /** What this process knows about a replace beyond the record (an ID whose write failed, a lost answer). */
-    static final class Attempt {
-        private Optional<String> newId = Optional.empty();
-        private boolean createOutcomeUnknown;
-    }
-
     /**
      * Runs under the instance's exclusive guard.
      *
@@ -57,7 +50,8 @@ final class Replaces {
     InstanceView replace(Tracked t, Plan plan, long expectedRevision)
             throws Abort, DockerException, RegistryException {
         InstanceRecord old = t.record();
-        InstanceState replacing = Fsm.request(Optional.of(old.state()), Event.REPLACE).persisted().orElseThrow();
+        InstanceState replacing = Transitions.request(Optional.of(old.state()), Event.REPLACE).persisted()
+                .orElseThrow();
         if (expectedRevision != old.revision()) {
             throw new Abort(ProblemCode.REVISION_CONFLICT);
         }
@@ -78,21 +72,34 @@ final class Replaces {
                 old.templateId(), old.templateVersion(), current.map(ContainerInfo::id),
                 new InstanceId(old.instanceId()).priorContainerName(old.revision()),
                 current.map(c -> c.state().running()).orElse(false));
-        env.faults.at(Step.REPLACE_PERSIST_INTENT);
-        t.write(Env.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
-                Optional.of(Step.after(Phase.of(old.state()), Step.REPLACE_PERSIST_INTENT))));
+        InstanceRecord intent = Env.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
+                Optional.empty());
 
-        Attempt attempt = new Attempt();
-        try {
-            forward(t, next, prior, attempt);
-        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
-            Problems.log("replace " + old.instanceId(), e);
-            if (!rollback(t, attempt)) {
-                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            }
-            throw e instanceof Abort a ? a : new Abort(Problems.code(e));
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(next, intent, false),
+                env.faults);
+        Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
+        if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
+            return env.view(t.record());
         }
-        return env.view(t.record());
+        if (end instanceof Step.End e && e.ifStopped() == Event.ROLLED_BACK_STOPPED
+                || end instanceof Step.Keep && t.state() == old.state()) {
+            // rolled back (or never begun): the replace's own failure is the answer
+            Exception failure = run.failure().orElseThrow();
+            throw failure instanceof Abort a ? a : new Abort(Problems.code(failure));
+        }
+        throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+    }
+
+    /**
+     * Rolls back a replace a crash (or a failed rollback) left, from {@link Step#recover}.
+     *
+     * @param t a {@code REPLACING} or {@code ROLLING_BACK} record
+     * @return how the run ended
+     */
+    Step.Decision recover(Tracked t) {
+        Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
+        return StepMachine.run(start, new StepMachine.Run("rollback of " + t.id(), t,
+                new Steps(null, null, searches(t.record())), env.faults));
     }
 
     /**
@@ -112,168 +119,240 @@ final class Replaces {
         }
     }
 
-    private void forward(Tracked t, ApprovedPlan next, InstanceRecord.Prior prior, Attempt attempt)
-            throws Abort, DockerException, RegistryException {
-        if (prior.containerId().isPresent()) {
-            String oldId = prior.containerId().get();
-            env.faults.at(Step.REPLACE_STOP_OLD);
-            env.docker.stopContainer(oldId, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
-
-            env.faults.at(Step.REPLACE_RENAME_OLD);
-            t.mark(Optional.of(Step.REPLACE_RENAME_OLD));
-            env.docker.renameContainer(oldId, prior.containerName());
-        }
-
-        env.faults.at(Step.REPLACE_CREATE_NEW);
-        t.mark(Optional.of(Step.REPLACE_CREATE_NEW));
-        try {
-            attempt.newId = Optional.of(env.docker.createContainer(next.spec()));
-        } catch (DockerTimeoutException | DockerUnavailableException | DockerProtocolException e) {
-            attempt.createOutcomeUnknown = true;
-            throw e;
-        }
-
-        env.faults.at(Step.REPLACE_RECORD_NEW);
-        t.write(t.record().withContainerId(attempt.newId)
-                .withStep(Optional.of(prior.wasRunning() ? Step.REPLACE_START_NEW : Step.REPLACE_REMOVE_OLD)
-                        .flatMap(Step::held).map(Step::marker)));
-
-        if (prior.wasRunning()) {
-            env.revalidateMounts(t.record().canonicalPlan(), env.requireCurrent(t.record()));
-            env.faults.at(Step.REPLACE_START_NEW);
-            env.docker.startContainer(attempt.newId.get());
-        }
-
-        if (prior.containerId().isPresent()) {
-            env.faults.at(Step.REPLACE_REMOVE_OLD);
-            if (prior.wasRunning()) {
-                t.mark(Optional.of(Step.REPLACE_REMOVE_OLD));
-            }
-            env.removeIfPresent(prior.containerId().get());
-        }
-
-        env.faults.at(Step.REPLACE_COMMIT);
-        InstanceRecord r = t.record();
-        Event done = prior.wasRunning() ? Event.REPLACED_RUNNING : Event.REPLACED_CREATED;
-        t.write(new InstanceRecord(r.instanceId(), r.containerId(), r.containerName(), r.templateId(),
-                r.templateVersion(), r.planDigest(), r.canonicalPlan(), Fsm.to(r.state(), done), r.revision() + 1,
-                Optional.empty(), Optional.empty()));
-        LOG.log(System.Logger.Level.INFO, "lifecycle: {0} replaced, revision {1}", r.instanceId(), r.revision() + 1);
-    }
-
     /**
-     * Rolls back a replace that did not commit, from wherever it stopped. Never throws for a step
-     * failure: a rollback that cannot finish gives up ({@link #giveUp}).
-     *
-     * @param t       a {@code REPLACING} or {@code ROLLING_BACK} record
-     * @param attempt what the failed request knows beyond the record; empty after a crash
-     * @return true if the prior instance was restored, false if it was left for an operator
+     * The replace and rollback steps. During a replace the record's main fields hold the NEW plan
+     * (and, once known, the new container's ID); {@link InstanceRecord.Prior} holds the old plan and
+     * container.
      */
-    boolean rollback(Tracked t, Attempt attempt) {
-        Optional<String> newId = attempt.newId;
-        try {
-            // A write whose outcome is unknown may have gone through: read what is there now.
-            if (!t.reload()) {
+    private final class Steps implements StepMachine.Actions {
+        /** The approved new plan; null for a recovery, which only rolls back. */
+        private final ApprovedPlan next;
+        /** The record the replace persists first; null for a recovery. */
+        private final InstanceRecord intent;
+        /** The persisted marker a recovery began from declared a create's crash window. */
+        private final boolean searchedAtStart;
+        /** The new container's ID once the engine returned it (its record write may have failed). */
+        private Optional<String> made = Optional.empty();
+        /** The rollback's verdict on the prior container: whether it can come back, and how. */
+        private Env.Identity old;
+        /** The prior plan approved again, when the old container is gone and must be recreated. */
+        private Optional<ApprovedPlan> again = Optional.empty();
+
+        Steps(ApprovedPlan next, InstanceRecord intent, boolean searchedAtStart) {
+            this.next = next;
+            this.intent = intent;
+            this.searchedAtStart = searchedAtStart;
+        }
+
+        private InstanceRecord.Prior prior(StepMachine.Run run) throws Abort {
+            return run.tracked().record().prior().orElseThrow(() -> new Abort(ProblemCode.INTERVENTION_REQUIRED));
+        }
+
+        @Override
+        public boolean holds(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            if (step == Step.ROLLBACK_REMOVE_NEW) {
+                decideRestore(run);
+            }
+            InstanceRecord r = run.tracked().record();
+            return switch (step.guard()) {
+                case ALWAYS -> true;
+                case OLD_RECORDED -> r.prior().flatMap(InstanceRecord.Prior::containerId).isPresent();
+                case WAS_RUNNING -> prior(run).wasRunning();
+                case CURRENT_RECORDED -> r.containerId().isPresent();
+                case OLD_PRESENT -> old instanceof Env.Match;
+                case OLD_GONE -> old instanceof Env.Missing;
+                case CONTAINER_KNOWN -> throw new IllegalStateException("lifecycle: " + step.guard() + " in a replace");
+            };
+        }
+
+        @Override
+        public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            switch (step) {
+                case REPLACE_PERSIST_INTENT -> run.fire(r -> intent, Event.REPLACE);
+                case REPLACE_STOP_OLD -> env.docker.stopContainer(prior(run).containerId().orElseThrow(),
+                        Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+                case REPLACE_RENAME_OLD -> env.docker.renameContainer(prior(run).containerId().orElseThrow(),
+                        prior(run).containerName());
+                case REPLACE_CREATE_NEW -> made = Optional.of(env.docker.createContainer(next.spec()));
+                case REPLACE_RECORD_NEW -> run.write(r -> r.withContainerId(made));
+                case REPLACE_START_NEW -> {
+                    env.revalidateMounts(run.tracked().record().canonicalPlan(),
+                            env.requireCurrent(run.tracked().record()));
+                    env.docker.startContainer(made.orElseThrow());
+                }
+                case REPLACE_REMOVE_OLD -> env.removeIfPresent(prior(run).containerId().orElseThrow());
+                case REPLACE_COMMIT -> {
+                    boolean running = prior(run).wasRunning();
+                    run.fire(r -> new InstanceRecord(r.instanceId(), r.containerId(), r.containerName(),
+                            r.templateId(), r.templateVersion(), r.planDigest(), r.canonicalPlan(), r.state(),
+                            r.revision() + 1, Optional.empty(), Optional.empty()), run.ending().event(running));
+                    LOG.log(System.Logger.Level.INFO, "lifecycle: {0} replaced, revision {1}", run.tracked().id(),
+                            run.tracked().record().revision());
+                }
+                case ROLLBACK_PERSIST -> rollbackPersist(run);
+                case ROLLBACK_REMOVE_NEW -> removeNew(run);
+                case ROLLBACK_RENAME_OLD -> {
+                    Env.Match m = (Env.Match) old;
+                    if (!m.info().name().equals(run.tracked().record().containerName())) {
+                        // A container we do not know taking the name meanwhile makes this fail: never touched.
+                        env.docker.renameContainer(m.info().id(), run.tracked().record().containerName());
+                    }
+                }
+                case ROLLBACK_RECREATE_OLD -> recreate(run);
+                case ROLLBACK_RECORD_OLD -> {
+                    InstanceRecord.Prior p = prior(run);
+                    run.write(r -> r.withPrior(Optional.of(new InstanceRecord.Prior(p.canonicalPlan(),
+                            p.planDigest(), p.templateId(), p.templateVersion(), made, p.containerName(),
+                            p.wasRunning()))));
+                }
+                case ROLLBACK_START_OLD -> startOld(run);
+                case ROLLBACK_COMMIT -> {
+                    InstanceRecord.Prior p = prior(run);
+                    Optional<String> oldId = old instanceof Env.Match m ? Optional.of(m.info().id())
+                            : p.containerId();
+                    run.fire(r -> new InstanceRecord(r.instanceId(), oldId, r.containerName(), p.templateId(),
+                            p.templateVersion(), p.planDigest(), p.canonicalPlan(), r.state(), r.revision(),
+                            Optional.empty(), Optional.empty()), run.ending().event(p.wasRunning()));
+                    LOG.log(System.Logger.Level.INFO, "lifecycle: replace of {0} rolled back to revision {1}",
+                            run.tracked().id(), run.tracked().record().revision());
+                }
+                case ROLLBACK_STOP_ALL -> stopAll(run);
+                case ROLLBACK_GIVE_UP -> {
+                    Optional<String> main = run.tracked().record().containerId().or(() -> made);
+                    if (run.tracked().state() == InstanceState.REPLACING) {
+                        run.fire(r -> r.withContainerId(main), Event.REPLACE_FAILED, run.ending().ifStopped());
+                    } else {
+                        run.fire(r -> r.withContainerId(main), run.ending().ifStopped());
+                    }
+                    LOG.log(System.Logger.Level.WARNING,
+                            "lifecycle: replace of {0} could not be rolled back; left stopped, intervention required",
+                            run.tracked().id());
+                }
+                default -> throw new IllegalStateException("lifecycle: " + step + " in a replace");
+            }
+        }
+
+        /**
+         * {@code ROLLING_BACK}, folding in the new container's ID: the one the request knew, or the
+         * one the crash-window rule finds when the create's answer may have been lost.
+         */
+        private void rollbackPersist(StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            if (!run.tracked().reload()) {
                 throw new Abort(ProblemCode.INTERNAL_ERROR);
             }
-            InstanceRecord r = t.record();
-            if (r.prior().isEmpty()) {
-                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            }
-            newId = r.containerId().or(() -> attempt.newId);
-            boolean mayBeUnrecorded = attempt.createOutcomeUnknown || searches(r);
-            if (newId.isEmpty() && mayBeUnrecorded) {
-                // A crash (or a lost answer) between creating the new container and recording it.
-                newId = env.unrecorded(r.instanceId(), r.planDigest(), r.prior().get().containerId().stream().toList())
+            InstanceRecord r = run.tracked().record();
+            InstanceRecord.Prior p = prior(run);
+            Optional<String> newId = r.containerId().or(() -> made);
+            if (newId.isEmpty() && (run.search() || searchedAtStart)) {
+                newId = env.unrecorded(r.instanceId(), r.planDigest(), p.containerId().stream().toList())
                         .stream().findFirst();
             }
-            if (r.state() == InstanceState.REPLACING) {
-                env.faults.at(Step.ROLLBACK_PERSIST);
-                t.write(r.withState(Fsm.to(r.state(), Event.REPLACE_FAILED)).withContainerId(newId)
-                        .withStep(Optional.of(Step.after(Phase.REPLACING, Step.ROLLBACK_PERSIST).marker())));
-            } else if (!newId.equals(r.containerId())) {
-                t.write(r.withContainerId(newId));
-            }
-            restore(t);
-            return true;
-        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
-            Problems.log("rollback of " + t.id(), e);
-            giveUp(t, newId);
-            return false;
-        }
-    }
-
-    private void restore(Tracked t) throws Abort, DockerException, RegistryException {
-        InstanceRecord r = t.record();
-        InstanceRecord.Prior p = r.prior().orElseThrow(() -> new Abort(ProblemCode.INTERVENTION_REQUIRED));
-        String name = r.containerName();
-
-        // 0. decide whether the prior instance can come back at all, before anything is removed
-        Env.Identity old = env.identify(p.containerId(), Env.Expect.prior(r, p));
-        if (old instanceof Env.Mismatch) {
-            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-        }
-        Optional<ApprovedPlan> again = Optional.empty();
-        if (old instanceof Env.Missing) {
-            again = Optional.of(reapprove(r, p));
-        } else if (old instanceof Env.Match m && !m.info().name().equals(name) && nameHeldByOther(name, r)) {
-            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+            made = newId;
+            Optional<String> fold = newId;
+            run.fire(x -> x.withContainerId(fold), Event.REPLACE_FAILED);
         }
 
-        // 1. the new container goes (only the one the record names, and only if it is still ours)
-        if (r.containerId().isPresent()) {
-            switch (env.identify(r.containerId(), Env.Expect.current(r))) {
-                case Env.Match m -> {
-                    env.faults.at(Step.ROLLBACK_REMOVE_NEW);
-                    env.removeIfPresent(m.info().id());
+        /**
+         * Before anything is removed: can the prior instance come back at all? A recovery that starts
+         * here first folds in a new container the crash window hid. A refusal is "not safe"
+         * ({@link Step#decide}): nothing is removed, every container is stopped.
+         */
+        private void decideRestore(StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            InstanceRecord r = run.tracked().record();
+            InstanceRecord.Prior p = prior(run);
+            if (r.containerId().isEmpty() && (run.search() || searchedAtStart)) {
+                Optional<String> hidden = env.unrecorded(r.instanceId(), r.planDigest(),
+                        p.containerId().stream().toList()).stream().findFirst();
+                if (hidden.isPresent()) {
+                    made = hidden;
+                    run.write(x -> x.withContainerId(hidden));
+                    r = run.tracked().record();
                 }
+            }
+            old = env.identify(p.containerId(), Env.Expect.prior(r, p));
+            if (old instanceof Env.Mismatch) {
+                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+            }
+            if (old instanceof Env.Missing) {
+                again = Optional.of(reapprove(r, p));
+            } else if (old instanceof Env.Match m && !m.info().name().equals(r.containerName())
+                    && nameHeldByOther(r.containerName(), r)) {
+                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+            }
+        }
+
+        /** The new container goes (only the one the record names, and only if it is still ours). */
+        private void removeNew(StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            InstanceRecord r = run.tracked().record();
+            switch (env.identify(r.containerId(), Env.Expect.current(r))) {
+                case Env.Match m -> env.removeIfPresent(m.info().id());
                 case Env.Missing m -> {
                 }
                 case Env.Mismatch m -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
-            t.write(t.record().withContainerId(Optional.empty())
-                    .withStep(Optional.of(Step.ROLLBACK_RENAME_OLD.marker())));
+            made = Optional.empty();
+            run.write(x -> x.withContainerId(Optional.empty()));
         }
 
-        // 2. the old container is back under its name, or made again from the prior plan
-        String oldId;
-        if (old instanceof Env.Match m) {
-            if (!m.info().name().equals(name)) {
-                env.faults.at(Step.ROLLBACK_RENAME_OLD);
-                t.mark(Optional.of(Step.ROLLBACK_RENAME_OLD));
-                // A container we do not know taking the name meanwhile makes this fail: never touched.
-                env.docker.renameContainer(m.info().id(), name);
+        /** The old container is gone: it is made again from its re-approved plan. */
+        private void recreate(StepMachine.Run run) throws Abort, DockerException {
+            InstanceRecord r = run.tracked().record();
+            InstanceRecord.Prior p = prior(run);
+            if (searchedAtStart) {
+                // An earlier recreate of this rollback may have made a container it never recorded.
+                for (String c : env.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
+                    env.removeIfPresent(c);
+                }
             }
-            oldId = m.info().id();
-        } else {
-            oldId = recreate(t, again.orElseThrow());
+            made = Optional.of(env.docker.createContainer(again.orElseThrow().spec()));
         }
 
-        // 3. its run state
-        Event restored = Event.ROLLED_BACK_STOPPED;
-        if (p.wasRunning()) {
-            InstanceRecord now = t.record();
-            InstanceRecord.Prior np = now.prior().orElseThrow();
+        /** The old container runs again if it ran before, after its identity and mounts are checked. */
+        private void startOld(StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            InstanceRecord now = run.tracked().record();
+            InstanceRecord.Prior np = prior(run);
+            Optional<String> oldId = old instanceof Env.Match m ? Optional.of(m.info().id()) : np.containerId();
             Env.Expect back = new Env.Expect(now.instanceId(), np.templateId(), np.templateVersion(),
-                    np.planDigest(), Set.of(name));
-            if (!(env.identify(Optional.of(oldId), back) instanceof Env.Match m)) {
+                    np.planDigest(), Set.of(now.containerName()));
+            if (!(env.identify(oldId, back) instanceof Env.Match m)) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             env.revalidateMounts(np.canonicalPlan(), m.info());
-            env.faults.at(Step.ROLLBACK_START_OLD);
-            t.mark(Optional.of(Step.ROLLBACK_START_OLD));
-            env.docker.startContainer(oldId);
-            restored = Event.ROLLED_BACK_RUNNING;
+            env.docker.startContainer(m.info().id());
         }
 
-        // 4. the prior plan is current again, at the same revision
-        env.faults.at(Step.ROLLBACK_COMMIT);
-        InstanceRecord now = t.record();
-        t.write(new InstanceRecord(now.instanceId(), Optional.of(oldId), name, p.templateId(), p.templateVersion(),
-                p.planDigest(), p.canonicalPlan(), Fsm.to(now.state(), restored), now.revision(), Optional.empty(),
-                Optional.empty()));
-        LOG.log(System.Logger.Level.INFO, "lifecycle: replace of {0} rolled back to revision {1}", now.instanceId(),
-                now.revision());
+        /**
+         * The rollback cannot finish: every container of the instance is stopped (never removed: the
+         * operator decides), except one a recreate never recorded, which is incomplete and removed.
+         */
+        private void stopAll(StepMachine.Run run) throws Abort, DockerException, RegistryException {
+            if (!run.tracked().reload()) {
+                throw new Abort(ProblemCode.INTERNAL_ERROR);
+            }
+            InstanceRecord r = run.tracked().record();
+            Optional<String> main = r.containerId().or(() -> made);
+            List<String> stop = new ArrayList<>();
+            if (env.identify(main, Env.Expect.current(r)) instanceof Env.Match m && m.info().state().running()) {
+                stop.add(m.info().id());
+            }
+            if (r.prior().isPresent()) {
+                InstanceRecord.Prior p = r.prior().get();
+                if (env.identify(p.containerId(), Env.Expect.prior(r, p)) instanceof Env.Match m
+                        && m.info().state().running()) {
+                    stop.add(m.info().id());
+                }
+                if (searches(r) || searchedAtStart) {
+                    List<String> known = new ArrayList<>(main.stream().toList());
+                    p.containerId().ifPresent(known::add);
+                    for (String c : env.unrecorded(r.instanceId(), p.planDigest(), known)) {
+                        env.removeIfPresent(c);
+                    }
+                }
+            }
+            for (String c : stop) {
+                env.docker.stopContainer(c, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+            }
+        }
     }
 
     /** True if something other than the new container holds the name the old one must get back. */
@@ -293,85 +372,16 @@ final class Replaces {
      */
     private ApprovedPlan reapprove(InstanceRecord r, InstanceRecord.Prior p)
             throws Abort, DockerException, RegistryException {
-        ApprovedPlan again;
+        ApprovedPlan a;
         try {
-            again = env.approve(Env.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
+            a = env.approve(Env.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
         } catch (Abort refused) {
             Problems.log("re-approval of the prior plan of " + r.instanceId(), refused);
             throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
         }
-        if (!again.planDigest().equals(p.planDigest())) {
+        if (!a.planDigest().equals(p.planDigest())) {
             throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
         }
-        return again;
-    }
-
-    /** Creates the old container again from its re-approved plan. */
-    private String recreate(Tracked t, ApprovedPlan again) throws Abort, DockerException, RegistryException {
-        InstanceRecord r = t.record();
-        InstanceRecord.Prior p = r.prior().orElseThrow();
-        if (searches(r)) {
-            // An earlier recreate of this rollback may have made a container it never recorded.
-            for (String c : env.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
-                env.removeIfPresent(c);
-            }
-        }
-        env.faults.at(Step.ROLLBACK_RECREATE_OLD);
-        t.mark(Optional.of(Step.ROLLBACK_RECREATE_OLD));
-        String id = env.docker.createContainer(again.spec());
-
-        env.faults.at(Step.ROLLBACK_RECORD_OLD);
-        t.write(t.record().withPrior(Optional.of(new InstanceRecord.Prior(p.canonicalPlan(), p.planDigest(),
-                p.templateId(), p.templateVersion(), Optional.of(id), p.containerName(), p.wasRunning())))
-                .withStep(Optional.of(Step.ROLLBACK_START_OLD.marker())));
-        return id;
-    }
-
-    /**
-     * The rollback cannot finish: every container of the instance is stopped (never removed: the
-     * operator decides), except one a recreate never recorded, which is incomplete and removed; then
-     * {@code INTERVENTION_REQUIRED}. If even that fails the record keeps its state and the next
-     * start-up reconciliation rolls back again.
-     */
-    private void giveUp(Tracked t, Optional<String> newId) {
-        try {
-            if (!t.reload()) {
-                return;
-            }
-            InstanceRecord r = t.record();
-            Optional<String> main = r.containerId().or(() -> newId);
-            env.faults.at(Step.ROLLBACK_STOP_ALL);
-            List<String> stop = new ArrayList<>();
-            if (env.identify(main, Env.Expect.current(r)) instanceof Env.Match m && m.info().state().running()) {
-                stop.add(m.info().id());
-            }
-            if (r.prior().isPresent()) {
-                InstanceRecord.Prior p = r.prior().get();
-                if (env.identify(p.containerId(), Env.Expect.prior(r, p)) instanceof Env.Match m
-                        && m.info().state().running()) {
-                    stop.add(m.info().id());
-                }
-                if (searches(r)) {
-                    List<String> known = new ArrayList<>(main.stream().toList());
-                    p.containerId().ifPresent(known::add);
-                    for (String c : env.unrecorded(r.instanceId(), p.planDigest(), known)) {
-                        env.removeIfPresent(c);
-                    }
-                }
-            }
-            for (String c : stop) {
-                env.docker.stopContainer(c, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
-            }
-            env.faults.at(Step.ROLLBACK_GIVE_UP);
-            InstanceState failing = r.state() == InstanceState.REPLACING ? Fsm.to(r.state(), Event.REPLACE_FAILED)
-                    : r.state();
-            t.write(r.withState(Fsm.to(failing, Event.ROLLBACK_FAILED)).withContainerId(main)
-                    .withStep(Optional.of(Step.ROLLBACK_GIVE_UP.marker())));
-            LOG.log(System.Logger.Level.WARNING,
-                    "lifecycle: replace of {0} could not be rolled back; left stopped, intervention required",
-                    r.instanceId());
-        } catch (Abort | DockerException | RegistryException | RuntimeException e) {
-            Problems.log("giving up the rollback of " + t.id() + " (left for the next start-up)", e);
-        }
+        return a;
     }
 }

@@ -1,6 +1,5 @@
 package io.dogama.agent.lifecycle.internal;
 
-import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.DockerEngine;
@@ -12,8 +11,9 @@ import java.util.Optional;
 /**
  * StartInstance, StopInstance, RestartInstance (SPEC 10): the container is re-inspected by its
  * registered ID and its identity checked before anything is mutated; bind sources are re-validated
- * before a start or restart; the engine is asked first and the table's target state persisted once
- * it answered, so a failed call leaves the record untouched. Starting a running or stopping a
+ * before a start or restart; the engine is asked first and then the request event is fired through
+ * {@link Transitions}, which persists the state it leads to, so a failed call leaves the record
+ * untouched. Starting a running or stopping a
  * stopped container is success without an engine call.
  */
 final class Runs {
@@ -24,35 +24,35 @@ final class Runs {
     }
 
     InstanceView start(Tracked t) throws Abort, DockerException, RegistryException {
-        InstanceState target = Fsm.request(Optional.of(t.state()), Event.START).persisted().orElseThrow();
+        Transitions.request(Optional.of(t.state()), Event.START);
         ContainerInfo c = env.requireCurrent(t.record());
         if (c.state().running()) {
-            settle(t, target);
+            settle(t, Event.START);
             return env.view(t.record());
         }
         env.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, target, () -> env.docker.startContainer(c.id()));
+        mutate(t, Event.START, () -> env.docker.startContainer(c.id()));
         return env.view(t.record());
     }
 
     InstanceView stop(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
-        InstanceState target = Fsm.request(Optional.of(t.state()), Event.STOP).persisted().orElseThrow();
+        Transitions.request(Optional.of(t.state()), Event.STOP);
         ContainerInfo c = env.requireCurrent(t.record());
         if (!c.state().running()) {
-            settle(t, target);
+            settle(t, Event.STOP);
             return env.view(t.record());
         }
-        mutate(t, target, () -> env.docker.stopContainer(c.id(), timeoutSeconds));
+        mutate(t, Event.STOP, () -> env.docker.stopContainer(c.id(), timeoutSeconds));
         return env.view(t.record());
     }
 
     InstanceView restart(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
-        InstanceState target = Fsm.request(Optional.of(t.state()), Event.RESTART).persisted().orElseThrow();
+        Transitions.request(Optional.of(t.state()), Event.RESTART);
         ContainerInfo c = env.requireCurrent(t.record());
         env.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, target, () -> env.docker.restartContainer(c.id(), timeoutSeconds));
+        mutate(t, Event.RESTART, () -> env.docker.restartContainer(c.id(), timeoutSeconds));
         return env.view(t.record());
     }
 
@@ -63,11 +63,9 @@ final class Runs {
         }
     }
 
-    /** Nothing to do in Docker; the record follows if it said otherwise. */
-    private static void settle(Tracked t, InstanceState target) throws Abort, RegistryException {
-        if (t.state() != target) {
-            t.write(t.record().withState(target));
-        }
+    /** The machine persists where the request leads (nothing when the record already says so). */
+    private static void settle(Tracked t, Event request) throws Abort, RegistryException {
+        Transitions.fire(t, r -> r, Optional.empty(), request);
     }
 
     @FunctionalInterface
@@ -81,9 +79,9 @@ final class Runs {
      * (or a lost answer) after the engine acted leaves the record one state behind the container;
      * inspect reports the container's real status and the request may be repeated (idempotent).
      */
-    private static void mutate(Tracked t, InstanceState target, EngineCall call)
+    private static void mutate(Tracked t, Event request, EngineCall call)
             throws Abort, DockerException, RegistryException {
         call.run();
-        settle(t, target);
+        settle(t, request);
     }
 }

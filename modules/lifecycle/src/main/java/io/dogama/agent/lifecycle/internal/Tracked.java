@@ -13,16 +13,43 @@ import java.util.Optional;
  * One instance's record as an operation last read or wrote it, with the registry generation that
  * every write compares against. Another writer in between (there can be none inside this process:
  * operations on one instance are exclusive) makes the write fail as {@code instance_busy}.
+ *
+ * <p>Its writes ({@link #persist}, {@link #mark}, {@link #remove}) are called by the two machines
+ * only: {@link Transitions} persists every state, {@link StepMachine} every step marker (an ArchUnit
+ * rule holds every other class to that).
  */
 final class Tracked {
     private final Registry registry;
     private InstanceRecord record;
     private long generation;
+    /** False for a create's intent that is not inserted yet. */
+    private boolean stored;
 
-    private Tracked(Registry registry, InstanceRecord record, long generation) {
+    private Tracked(Registry registry, InstanceRecord record, long generation, boolean stored) {
         this.registry = registry;
         this.record = record;
         this.generation = generation;
+        this.stored = stored;
+    }
+
+    private Tracked(Registry registry, InstanceRecord record, long generation) {
+        this(registry, record, generation, true);
+    }
+
+    /**
+     * A create's intent, not in the registry yet: the machine's {@code CREATE} transition inserts it.
+     *
+     * @param registry the registry
+     * @param record   the record to insert (its state is replaced by the machine's answer)
+     * @return it, not stored
+     */
+    static Tracked intent(Registry registry, InstanceRecord record) {
+        return new Tracked(registry, record, -1, false);
+    }
+
+    /** @return false for an intent not inserted yet, or a record this operation removed */
+    boolean stored() {
+        return stored;
     }
 
     /**
@@ -51,22 +78,30 @@ final class Tracked {
     }
 
     /**
-     * Inserts a new record (a create's intent).
+     * Inserts the intent, or writes over the stored record (compare-and-set).
      *
-     * @param registry the registry
-     * @param record   the record
-     * @return it, tracked
-     * @throws Abort             {@code busy} when the registry is full, {@code instance_busy} if a
-     *                           record appeared, {@code intervention_required} for a forged entry
-     * @throws RegistryException if the registry failed
+     * @param next the new content
+     * @throws Abort             {@code busy} when the registry is full, {@code instance_busy} if
+     *                           someone else wrote (or a record appeared), {@code intervention_required}
+     *                           if the stored record no longer verifies (or is forged),
+     *                           {@code internal_error} if it vanished
+     * @throws RegistryException if the registry failed (nothing can be concluded: {@link #reload()})
      */
-    static Tracked insert(Registry registry, InstanceRecord record) throws Abort, RegistryException {
-        return switch (registry.insert(record)) {
-            case CasResult.Stored s -> new Tracked(registry, s.record(), s.generation());
+    void persist(InstanceRecord next) throws Abort, RegistryException {
+        if (stored) {
+            write(next);
+            return;
+        }
+        switch (registry.insert(next)) {
+            case CasResult.Stored s -> {
+                record = s.record();
+                generation = s.generation();
+                stored = true;
+            }
             case CasResult.Full f -> throw new Abort(ProblemCode.BUSY);
             case CasResult.Tampered t -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             default -> throw new Abort(ProblemCode.INSTANCE_BUSY);
-        };
+        }
     }
 
     InstanceRecord record() {
@@ -89,7 +124,7 @@ final class Tracked {
      *                           if the stored record no longer verifies, {@code internal_error} if it vanished
      * @throws RegistryException if the registry failed (nothing can be concluded: {@link #reload()})
      */
-    void write(InstanceRecord next) throws Abort, RegistryException {
+    private void write(InstanceRecord next) throws Abort, RegistryException {
         switch (registry.replace(generation, next)) {
             case CasResult.Stored s -> {
                 record = s.record();
@@ -120,8 +155,7 @@ final class Tracked {
      */
     void remove() throws Abort, RegistryException {
         switch (registry.remove(record.instanceId(), generation)) {
-            case CasResult.Removed r -> {
-            }
+            case CasResult.Removed r -> stored = false;
             case CasResult.Conflict c -> throw new Abort(ProblemCode.INSTANCE_BUSY);
             case CasResult.Tampered t -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             default -> throw new Abort(ProblemCode.INTERNAL_ERROR);
@@ -140,9 +174,11 @@ final class Tracked {
             case Lookup.Found f -> {
                 record = f.record();
                 generation = f.generation();
+                stored = true;
                 return true;
             }
             case Lookup.Absent a -> {
+                stored = false;
                 return false;
             }
             case Lookup.Tampered t -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
