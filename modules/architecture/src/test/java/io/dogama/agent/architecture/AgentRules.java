@@ -6,12 +6,16 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.GeneralCodingRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The architecture of the agent as ArchUnit rules, parameterised by the root package so that the
@@ -45,6 +49,30 @@ final class AgentRules {
         // The control plane's client: stands alone, so that it can be shipped without any of the agent.
         m.put("client", List.of());
         return m;
+    }
+
+    /** The record writes of lifecycle's {@code Tracked} and the record's state and marker setters. */
+    private static final Set<String> TRACKED_WRITES = Set.of("persist", "mark", "remove");
+    private static final Set<String> RECORD_SETTERS = Set.of("withState", "withStep");
+
+    /**
+     * Issue 14: a state is persisted only by the table's squirrel machine ({@code Transitions}), a
+     * step marker only by the step machine ({@code StepMachine}); every other class (the registry's
+     * own codec aside) neither calls the record holder's writes nor sets a state or a marker.
+     */
+    private static ArchRule onlyMachinesPersist(String root) {
+        String internal = root + ".lifecycle.internal.";
+        DescribedPredicate<JavaClass> machines = DescribedPredicate.describe("the lifecycle machines",
+                c -> c.getName().startsWith(internal + "Transitions") || c.getName().startsWith(internal + "StepMachine")
+                        || c.getName().equals(internal + "Tracked"));
+        DescribedPredicate<JavaMethodCall> persisting = DescribedPredicate.describe("persists a state or a step",
+                call -> call.getTarget().getOwner().getName().equals(internal + "Tracked")
+                        && TRACKED_WRITES.contains(call.getTarget().getName())
+                        || call.getTarget().getOwner().getName().equals(root + ".registry.InstanceRecord")
+                        && RECORD_SETTERS.contains(call.getTarget().getName()));
+        return noClasses().that().resideInAPackage(root + "..").and().resideOutsideOfPackage(root + ".registry..")
+                .and(DescribedPredicate.not(machines))
+                .should().callMethodWhere(persisting).allowEmptyShould(true);
     }
 
     /** One named rule. */
@@ -86,6 +114,7 @@ final class AgentRules {
                 GeneralCodingRules.NO_CLASSES_SHOULD_THROW_GENERIC_EXCEPTIONS.allowEmptyShould(true)));
         rules.add(new Named("no java.util.logging",
                 GeneralCodingRules.NO_CLASSES_SHOULD_USE_JAVA_UTIL_LOGGING.allowEmptyShould(true)));
+        rules.add(new Named("only the machines persist states and steps", onlyMachinesPersist(root)));
         rules.add(new Named("no standard streams outside app",
                 noClasses().that().resideOutsideOfPackage(root + ".app..")
                         .should(GeneralCodingRules.ACCESS_STANDARD_STREAMS).allowEmptyShould(true)));
