@@ -7,11 +7,17 @@ import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.RegistryException;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import org.squirrelframework.foundation.exception.TransitionException;
 import org.squirrelframework.foundation.fsm.AnonymousAction;
+import org.squirrelframework.foundation.fsm.ImmutableState;
+import org.squirrelframework.foundation.fsm.ImmutableTransition;
 import org.squirrelframework.foundation.fsm.StateMachineBuilder;
 import org.squirrelframework.foundation.fsm.StateMachineBuilderFactory;
 import org.squirrelframework.foundation.fsm.impl.AbstractStateMachine;
@@ -239,6 +245,28 @@ final class StepMachine {
             }
         }
         return b;
+    }
+
+    /**
+     * The machine as squirrel holds it: for every step state, where each outcome leads. The tests
+     * and the generated diagram and model read the protocol from here, so what they show is what runs.
+     *
+     * @return the transitions by step state, in step order
+     */
+    static Map<Step.Go, Map<Step.Outcome, Step.Decision>> graph() {
+        Machine m = BUILDER.newStateMachine(steps().getFirst());
+        Map<Step.Go, Map<Step.Outcome, Step.Decision>> out = new TreeMap<>(
+                Comparator.comparing((Step.Go g) -> g.step()).thenComparing(Step.Go::search));
+        for (ImmutableState<Machine, Step.Decision, Step.Outcome, Run> s : m.getAllRawStates()) {
+            if (s.getStateId() instanceof Step.Go go) {
+                Map<Step.Outcome, Step.Decision> row = new EnumMap<>(Step.Outcome.class);
+                for (ImmutableTransition<Machine, Step.Decision, Step.Outcome, Run> t : s.getAllTransitions()) {
+                    row.put(t.getEvent(), t.getTargetState().getStateId());
+                }
+                out.put(go, row);
+            }
+        }
+        return out;
     }
 
     /**

@@ -29,18 +29,10 @@ import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.RegistryException;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
-import org.squirrelframework.foundation.component.SquirrelProvider;
 import org.squirrelframework.foundation.fsm.AnonymousAction;
-import org.squirrelframework.foundation.fsm.DotVisitor;
 import org.squirrelframework.foundation.fsm.StateMachineBuilder;
 import org.squirrelframework.foundation.fsm.StateMachineBuilderFactory;
 import org.squirrelframework.foundation.fsm.impl.AbstractStateMachine;
@@ -236,60 +228,5 @@ final class Transitions {
         }
         // a dry run: squirrel answers the target without running the action
         return Optional.of(m.test(event));
-    }
-
-    /**
-     * Exports the machine with squirrel's DOT exporter.
-     *
-     * @param scratch a directory the exporter may write into
-     * @return the DOT text
-     * @throws IOException if the exporter's file cannot be read back
-     */
-    static String dot(Path scratch) throws IOException {
-        Machine m = BUILDER.newStateMachine(ABSENT);
-        DotVisitor visitor = SquirrelProvider.getInstance().newInstance(DotVisitor.class);
-        m.accept(visitor);
-        Path base = scratch.resolve("lifecycle");
-        visitor.convertDotFile(base.toString());
-        return stable(Files.readString(Path.of(base + ".dot"), StandardCharsets.UTF_8));
-    }
-
-    /**
-     * squirrel emits states and transitions in hash order, which changes from run to run; sorting
-     * the node and edge lines makes the committed diagram comparable without changing its meaning.
-     */
-    private static String stable(String dot) {
-        List<String> head = new ArrayList<>();
-        List<String> nodes = new ArrayList<>();
-        List<String> edges = new ArrayList<>();
-        List<String> tail = new ArrayList<>();
-        List<String> closing = new ArrayList<>();
-        for (String raw : dot.split("\n")) {
-            // the exporter closes its braces on the last edge's line
-            String line = raw.replaceAll("}+$", "");
-            if (line.length() < raw.length() && !line.isBlank()) {
-                closing.add(raw.substring(line.length()));
-            }
-            if (line.contains(" -> ")) {
-                edges.add(line);
-            } else if (line.matches("^\\w+ \\[label=.*")) {
-                nodes.add(line);
-            } else if (line.isBlank()) {
-                continue;
-            } else if (nodes.isEmpty() && edges.isEmpty()) {
-                head.add(line);
-            } else {
-                tail.add(line);
-            }
-        }
-        Collections.sort(nodes);
-        Collections.sort(edges);
-        List<String> out = new ArrayList<>(head);
-        out.addAll(nodes);
-        out.add("");
-        out.addAll(edges);
-        out.addAll(tail);
-        out.addAll(closing);
-        return String.join("\n", out) + "\n";
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -141,5 +142,33 @@ class StepProtocolTest {
         }
         assertEquals(Optional.empty(), Step.ofMarker(Optional.of("no-such-step")));
         assertFalse(Step.ofMarker(Optional.empty()).isPresent());
+    }
+
+    /** Inside the process a step's answer does not depend on which of its states the record is in. */
+    @Test
+    void inProcessAnswersDoNotDependOnTheState() {
+        for (Step step : Step.values()) {
+            for (Step.Outcome o : StepMachine.IN_PROCESS) {
+                Set<Step.Decision> answers = new java.util.HashSet<>();
+                for (Phase state : step.before()) {
+                    answers.add(Step.decide(state, step, o).orElseThrow());
+                }
+                assertEquals(1, answers.size(), step + "/" + o + ": " + answers);
+            }
+        }
+    }
+
+    /** The squirrel machine that runs the operations has exactly decide's transitions, no more. */
+    @Test
+    void theSquirrelStepMachineIsDecide() {
+        Map<Step.Go, Map<Step.Outcome, Step.Decision>> graph = StepMachine.graph();
+        assertEquals(Step.values().length * 2, graph.size(), "a state per step, with and without search");
+        graph.forEach((go, row) -> {
+            assertEquals(StepMachine.IN_PROCESS.size(), row.size(), go.toString());
+            for (Step.Outcome o : StepMachine.IN_PROCESS) {
+                Phase any = go.step().before().iterator().next();
+                assertEquals(Step.decide(any, go.step(), o).orElseThrow(), row.get(o), go + "/" + o);
+            }
+        });
     }
 }
