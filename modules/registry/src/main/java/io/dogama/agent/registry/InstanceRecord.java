@@ -139,6 +139,27 @@ public record InstanceRecord(
     }
 
     /**
+     * @param next the new API revision
+     * @return a copy at revision {@code next}
+     */
+    public InstanceRecord withRevision(long next) {
+        return new InstanceRecord(instanceId, containerId, containerName, templateId, templateVersion, planDigest,
+                canonicalPlan, state, next, prior, step);
+    }
+
+    /**
+     * A rollback's record: the prior's plan is current again and the prior is dropped (name, state,
+     * revision and marker kept).
+     *
+     * @param p the prior
+     * @return a copy whose plan is {@code p}'s, without a prior
+     */
+    public InstanceRecord withPlanOf(Prior p) {
+        return new InstanceRecord(instanceId, containerId, containerName, p.templateId(), p.templateVersion(),
+                p.planDigest(), p.canonicalPlan(), state, revision, Optional.empty(), step);
+    }
+
+    /**
      * @param next the new step marker, or empty to clear it
      * @return a copy with {@code next} as step marker
      */

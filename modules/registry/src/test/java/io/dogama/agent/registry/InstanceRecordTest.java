@@ -38,6 +38,24 @@ class InstanceRecordTest {
         assertEquals(InstanceState.RUNNING, good().withState(InstanceState.RUNNING).state());
         assertEquals(Optional.of("s1"), good().withStep(Optional.of("s1")).step());
         assertEquals(Optional.empty(), good().withContainerId(Optional.empty()).containerId());
+        assertEquals(7, good().withRevision(7).revision());
+        rejected(() -> good().withRevision(-1));
+    }
+
+    @Test
+    void aRollbackMakesThePriorsPlanCurrentAndDropsThePrior() {
+        String other = "sha256:" + "cd".repeat(32);
+        InstanceRecord.Prior p = new InstanceRecord.Prior("{\"v\":1}", other, "demo-tcp", "2.0.0", Optional.of(HEX),
+                "dogama-alpha-1-r1", true);
+        InstanceRecord r = good().withPrior(Optional.of(p)).withStep(Optional.of("s1")).withPlanOf(p);
+        assertEquals(other, r.planDigest());
+        assertEquals("{\"v\":1}", r.canonicalPlan());
+        assertEquals("demo-tcp", r.templateId());
+        assertEquals("2.0.0", r.templateVersion());
+        assertEquals(Optional.empty(), r.prior());
+        assertEquals("dogama-alpha-1", r.containerName(), "the name stays the instance's");
+        assertEquals(Optional.of("s1"), r.step());
+        assertEquals(1, r.revision());
     }
 
     @Test

@@ -35,7 +35,7 @@ public final class Agents {
             throw new LifecycleException("the Docker engine does not answer; not starting", e);
         }
         try {
-            new Reconciler(ops).run();
+            ops.reconciler().run();
         } catch (RegistryException e) {
             throw new LifecycleException("the registry cannot be listed; not starting", e);
         }

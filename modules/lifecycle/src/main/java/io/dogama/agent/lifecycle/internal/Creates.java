@@ -1,5 +1,7 @@
 package io.dogama.agent.lifecycle.internal;
 
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.registry.Registry;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
@@ -27,10 +29,18 @@ import java.util.Set;
 final class Creates {
     private static final System.Logger LOG = System.getLogger(Creates.class.getName());
 
-    private final Env env;
+    private final Registry registry;
+    private final DockerEngine docker;
+    private final Approvals approvals;
+    private final Identities ids;
+    private final Faults faults;
 
-    Creates(Env env) {
-        this.env = env;
+    Creates(Registry registry, DockerEngine docker, Approvals approvals, Identities ids, Faults faults) {
+        this.registry = registry;
+        this.docker = docker;
+        this.approvals = approvals;
+        this.ids = ids;
+        this.faults = faults;
     }
 
     /**
@@ -41,11 +51,11 @@ final class Creates {
      */
     Created create(Plan plan) throws Abort, DockerException, RegistryException {
         String id = plan.instanceId();
-        switch (env.registry.get(id)) {
+        switch (registry.get(id)) {
             case Lookup.Tampered t -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             case Lookup.Found f when f.record().state() == InstanceState.CREATING -> {
                 // Under the guard nobody else is creating: an intent left by an earlier failure.
-                Tracked left = Tracked.of(env.registry, f);
+                Tracked left = Tracked.of(registry, f);
                 if (!(recover(left) instanceof Step.End)) {
                     throw new Abort(ProblemCode.INSTANCE_BUSY);
                 }
@@ -58,7 +68,7 @@ final class Creates {
                 if (!f.record().planDigest().equals(digest)) {
                     throw new Abort(ProblemCode.INSTANCE_EXISTS);
                 }
-                return new Created(env.view(f.record()), true);
+                return new Created(ids.view(f.record()), true);
             }
             case Lookup.Absent a -> {
             }
@@ -66,14 +76,14 @@ final class Creates {
         InstanceState creating = Transitions.request(Optional.empty(), Event.CREATE).persisted().orElseThrow();
 
         // Everything is checked before anything is written or created.
-        ApprovedPlan approved = env.approve(plan, List.of(), "");
+        ApprovedPlan approved = approvals.approve(plan, List.of(), "");
 
-        Tracked t = Tracked.intent(env.registry, Env.record(approved, creating, 0, Optional.empty(),
+        Tracked t = Tracked.intent(registry, Records.record(approved, creating, 0, Optional.empty(),
                 Optional.empty(), Optional.empty()));
-        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approved), env.faults);
+        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approved), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.CREATE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && e.ifStopped() == Event.CREATE_SUCCEEDED) {
-            return new Created(env.view(t.record()), false);
+            return new Created(ids.view(t.record()), false);
         }
         // Undone (or, if the undo failed, left CREATING for the start-up reconciliation or the next create).
         Exception failure = run.failure().orElseThrow();
@@ -88,7 +98,7 @@ final class Creates {
      */
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
-        return StepMachine.run(start, new StepMachine.Run("undo of create " + t.id(), t, new Steps(null), env.faults));
+        return StepMachine.run(start, new StepMachine.Run("undo of create " + t.id(), t, new Steps(null), faults));
     }
 
     /**
@@ -120,7 +130,7 @@ final class Creates {
                 case CREATE_PERSIST_INTENT -> run.fire(r -> r, Event.CREATE);
                 case CREATE_CONTAINER -> {
                     try {
-                        made = Optional.of(env.docker.createContainer(approved.spec()));
+                        made = Optional.of(docker.createContainer(approved.spec()));
                     } catch (DockerConflictException e) {
                         // The name is held by a container we did not make: never touched.
                         throw new Abort(ProblemCode.INSTANCE_EXISTS);
@@ -146,14 +156,14 @@ final class Creates {
             Set<String> remove = new LinkedHashSet<>();
             made.ifPresent(remove::add);
             if (r.containerId().isPresent()
-                    && env.identify(r.containerId(), Env.Expect.current(r)) instanceof Env.Match m) {
+                    && ids.identify(r.containerId(), Identities.Expect.current(r)) instanceof Identities.Match m) {
                 remove.add(m.info().id());
             }
             if (run.search()) {
-                remove.addAll(env.unrecorded(r.instanceId(), r.planDigest(), List.of()));
+                remove.addAll(ids.unrecorded(r.instanceId(), r.planDigest(), List.of()));
             }
             for (String c : remove) {
-                env.removeIfPresent(c);
+                ids.removeIfPresent(c);
             }
         }
     }

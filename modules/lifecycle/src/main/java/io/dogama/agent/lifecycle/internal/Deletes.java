@@ -17,24 +17,26 @@ import java.util.Optional;
 final class Deletes {
     private static final System.Logger LOG = System.getLogger(Deletes.class.getName());
 
-    private final Env env;
+    private final Identities ids;
+    private final Faults faults;
 
-    Deletes(Env env) {
-        this.env = env;
+    Deletes(Identities ids, Faults faults) {
+        this.ids = ids;
+        this.faults = faults;
     }
 
     /** The containers a delete removes, each checked by its registered ID. */
-    private record Targets(Env.Identity main, Env.Identity prior) {
+    private record Targets(Identities.Identity main, Identities.Identity prior) {
         boolean mismatch() {
-            return main instanceof Env.Mismatch || prior instanceof Env.Mismatch;
+            return main instanceof Identities.Mismatch || prior instanceof Identities.Mismatch;
         }
     }
 
     private Targets targets(InstanceRecord r) throws DockerException {
-        Env.Identity main = env.identify(r.containerId(), Env.Expect.current(r));
-        Env.Identity prior = r.prior().isPresent()
-                ? env.identify(r.prior().get().containerId(), Env.Expect.prior(r, r.prior().get()))
-                : new Env.Missing();
+        Identities.Identity main = ids.identify(r.containerId(), Identities.Expect.current(r));
+        Identities.Identity prior = r.prior().isPresent()
+                ? ids.identify(r.prior().get().containerId(), Identities.Expect.prior(r, r.prior().get()))
+                : new Identities.Missing();
         return new Targets(main, prior);
     }
 
@@ -54,7 +56,7 @@ final class Deletes {
         Step.Decision start = t.state() == InstanceState.DELETING
                 ? Step.recover(Phase.DELETING, Step.ofMarker(t.record().step()))
                 : new Step.Go(Step.DELETE_PERSIST_INTENT, false);
-        StepMachine.Run run = new StepMachine.Run("delete " + t.id(), t, new Steps(targets), env.faults);
+        StepMachine.Run run = new StepMachine.Run("delete " + t.id(), t, new Steps(targets), faults);
         if (!(StepMachine.run((Step.Go) start, run) instanceof Step.End)) {
             Exception failure = run.failure().orElseThrow();
             throw failure instanceof Abort a ? a : new Abort(Problems.code(failure));
@@ -76,7 +78,7 @@ final class Deletes {
             return new Step.Keep();
         }
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
-        return StepMachine.run(start, new StepMachine.Run("delete " + t.id(), t, new Steps(targets), env.faults));
+        return StepMachine.run(start, new StepMachine.Run("delete " + t.id(), t, new Steps(targets), faults));
     }
 
     /** The delete steps, acting on the containers checked before the run. */
@@ -113,9 +115,9 @@ final class Deletes {
         }
 
         /** Only a container checked to be ours is removed; one already gone is fine. */
-        private void remove(Env.Identity target) throws DockerException {
-            if (target instanceof Env.Match m) {
-                env.removeIfPresent(m.info().id());
+        private void remove(Identities.Identity target) throws DockerException {
+            if (target instanceof Identities.Match m) {
+                ids.removeIfPresent(m.info().id());
             }
         }
     }

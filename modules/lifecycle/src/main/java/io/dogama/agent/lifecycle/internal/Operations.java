@@ -40,7 +40,11 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Operations implements AgentOperations {
     private static final System.Logger LOG = System.getLogger(Operations.class.getName());
 
-    private final Env env;
+    private final DockerEngine docker;
+    private final Registry registry;
+    private final PlanPolicy policy;
+    private final Approvals approvals;
+    private final Identities ids;
     private final Creates creates;
     private final Runs runs;
     private final Replaces replaces;
@@ -50,28 +54,22 @@ final class Operations implements AgentOperations {
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
     Operations(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults) {
-        this.env = new Env(docker, registry, policy, faults);
-        this.creates = new Creates(env);
-        this.runs = new Runs(env);
-        this.replaces = new Replaces(env);
-        this.deletes = new Deletes(env);
+        this.docker = docker;
+        this.registry = registry;
+        this.policy = policy;
+        this.approvals = new Approvals(docker, registry, policy);
+        this.ids = new Identities(docker);
+        Mounts mounts = new Mounts(policy, approvals);
+        this.creates = new Creates(registry, docker, approvals, ids, faults);
+        this.runs = new Runs(docker, ids, mounts);
+        this.replaces = new Replaces(docker, approvals, ids, mounts, faults);
+        this.deletes = new Deletes(ids, faults);
         this.pings = new SharedPing(docker::ping);
     }
 
-    Env env() {
-        return env;
-    }
-
-    Creates creates() {
-        return creates;
-    }
-
-    Replaces replaces() {
-        return replaces;
-    }
-
-    Deletes deletes() {
-        return deletes;
+    /** @return the start-up reconciliation over this registry, run by these operations */
+    Reconciler reconciler() {
+        return new Reconciler(registry, ids, creates, replaces, deletes);
     }
 
     // ---------------------------------------------------------------- guard
@@ -118,7 +116,7 @@ final class Operations implements AgentOperations {
         if (!Ids.isId(plan.instanceId())) {
             // Never registrable: report every violation, without a guard or a registry lookup.
             return read("create", () -> {
-                env.approve(plan, List.of(), "");
+                approvals.approve(plan, List.of(), "");
                 throw new Abort(ProblemCode.INTERNAL_ERROR);
             });
         }
@@ -135,12 +133,12 @@ final class Operations implements AgentOperations {
             }
         }
         if (!req.plan().instanceId().equals(instanceId)) {
-            return Abort.rejected("plan.instanceId", Env.RULE_INSTANCE_MISMATCH).outcome();
+            return Abort.rejected("plan.instanceId", Approvals.RULE_INSTANCE_MISMATCH).outcome();
         }
         if (!Ids.isId(instanceId)) {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
-        return exclusive("replace", instanceId, () -> replaces.replace(Tracked.load(env.registry, instanceId),
+        return exclusive("replace", instanceId, () -> replaces.replace(Tracked.load(registry, instanceId),
                 req.plan(), req.expectedRevision()));
     }
 
@@ -176,7 +174,7 @@ final class Operations implements AgentOperations {
         if (!Ids.isId(id)) {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
-        return exclusive(what, id, () -> body.run(Tracked.load(env.registry, id)));
+        return exclusive(what, id, () -> body.run(Tracked.load(registry, id)));
     }
 
     // ---------------------------------------------------------------- reads
@@ -186,7 +184,7 @@ final class Operations implements AgentOperations {
         if (!Ids.isId(instanceId)) {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
-        return read("inspect " + instanceId, () -> env.view(Tracked.load(env.registry, instanceId).record()));
+        return read("inspect " + instanceId, () -> ids.view(Tracked.load(registry, instanceId).record()));
     }
 
     /**
@@ -202,14 +200,14 @@ final class Operations implements AgentOperations {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
         return read("stats " + instanceId, () -> {
-            Tracked t = Tracked.load(env.registry, instanceId);
+            Tracked t = Tracked.load(registry, instanceId);
             switch (t.state()) {
                 case CREATED, RUNNING, STOPPED -> {
                 }
                 case INTERVENTION_REQUIRED -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
                 default -> throw new Abort(ProblemCode.INVALID_TRANSITION);
             }
-            ContainerStats s = env.docker.stats(env.requireCurrent(t.record()).id());
+            ContainerStats s = docker.stats(ids.requireCurrent(t.record()).id());
             return new Stats(s.cpuPercent(), s.memoryBytes(), s.memoryLimitBytes(), s.pids(), s.networkRxBytes(),
                     s.networkTxBytes(), s.blockReadBytes(), s.blockWriteBytes());
         });
@@ -219,9 +217,9 @@ final class Operations implements AgentOperations {
     public Outcome<List<InstanceSummary>> list() {
         return read("list", () -> {
             List<InstanceSummary> out = new ArrayList<>();
-            for (Lookup l : env.registry.all()) {
+            for (Lookup l : registry.all()) {
                 switch (l) {
-                    case Lookup.Found f -> out.add(Env.summary(f.record()));
+                    case Lookup.Found f -> out.add(Records.summary(f.record()));
                     case Lookup.Tampered x -> LOG.log(System.Logger.Level.WARNING,
                             "lifecycle: a registry record fails authentication; not listed");
                     case Lookup.Absent x -> {
@@ -236,11 +234,11 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<List<PortAvailability>> checkPorts(List<HostPort> bindings) {
         return read("check-ports", () -> {
-            List<HostPort> taken = new ArrayList<>(env.docker.publishedHostPorts());
-            for (Lookup l : env.registry.all()) {
+            List<HostPort> taken = new ArrayList<>(docker.publishedHostPorts());
+            for (Lookup l : registry.all()) {
                 if (l instanceof Lookup.Found f) {
-                    taken.addAll(Env.bindings(f.record().canonicalPlan()));
-                    f.record().prior().ifPresent(p -> taken.addAll(Env.bindings(p.canonicalPlan())));
+                    taken.addAll(Approvals.bindings(f.record().canonicalPlan()));
+                    f.record().prior().ifPresent(p -> taken.addAll(Approvals.bindings(p.canonicalPlan())));
                 }
             }
             return bindings.stream()
@@ -251,7 +249,7 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<List<DiskUsage>> checkDisk(List<String> paths) {
         return read("check-disk", () -> {
-            List<Path> resolved = switch (env.policy.checkPaths(paths)) {
+            List<Path> resolved = switch (policy.checkPaths(paths)) {
                 case Outcome.Ok<List<Path>> ok -> ok.value();
                 case Outcome.Failed<List<Path>> f -> throw Abort.of(f);
             };

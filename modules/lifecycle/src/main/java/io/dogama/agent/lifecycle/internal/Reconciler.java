@@ -3,6 +3,7 @@ package io.dogama.agent.lifecycle.internal;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
 import java.lang.System.Logger.Level;
 
@@ -19,21 +20,29 @@ import java.lang.System.Logger.Level;
  *     nothing is changed.</li>
  * </ul>
  * A record whose MAC fails is left alone. Containers the registry does not name are never looked
- * at, except for the crash windows the record itself declares (see {@link Env#unrecorded}).
+ * at, except for the crash windows the record itself declares (see {@link Identities#unrecorded}).
  */
 final class Reconciler {
     private static final System.Logger LOG = System.getLogger(Reconciler.class.getName());
 
-    private final Operations ops;
+    private final Registry registry;
+    private final Identities ids;
+    private final Creates creates;
+    private final Replaces replaces;
+    private final Deletes deletes;
 
-    Reconciler(Operations ops) {
-        this.ops = ops;
+    Reconciler(Registry registry, Identities ids, Creates creates, Replaces replaces, Deletes deletes) {
+        this.registry = registry;
+        this.ids = ids;
+        this.creates = creates;
+        this.replaces = replaces;
+        this.deletes = deletes;
     }
 
     void run() throws RegistryException {
         int records = 0;
         int repaired = 0;
-        for (Lookup l : ops.env().registry.all()) {
+        for (Lookup l : registry.all()) {
             records++;
             switch (l) {
                 case Lookup.Tampered t -> LOG.log(Level.WARNING,
@@ -41,7 +50,7 @@ final class Reconciler {
                 case Lookup.Absent a -> {
                 }
                 case Lookup.Found f -> {
-                    if (reconcile(Tracked.of(ops.env().registry, f))) {
+                    if (reconcile(Tracked.of(registry, f))) {
                         repaired++;
                     }
                 }
@@ -62,9 +71,9 @@ final class Reconciler {
                 return false;
             }
             Step.Decision end = switch (go.step().family()) {
-                case CREATE -> ops.creates().recover(t);
-                case REPLACE, ROLLBACK -> ops.replaces().recover(t);
-                case DELETE -> ops.deletes().recover(t);
+                case CREATE -> creates.recover(t);
+                case REPLACE, ROLLBACK -> replaces.recover(t);
+                case DELETE -> deletes.recover(t);
             };
             if (end instanceof Step.End) {
                 LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
@@ -78,8 +87,8 @@ final class Reconciler {
     }
 
     private void drift(Tracked t) throws DockerException {
-        switch (ops.env().identify(t.record().containerId(), Env.Expect.current(t.record()))) {
-            case Env.Match m -> {
+        switch (ids.identify(t.record().containerId(), Identities.Expect.current(t.record()))) {
+            case Identities.Match m -> {
                 boolean running = m.info().state().running();
                 boolean expected = t.state() == InstanceState.RUNNING;
                 if (running != expected) {
@@ -87,9 +96,9 @@ final class Reconciler {
                             m.info().state().status());
                 }
             }
-            case Env.Missing m -> LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing",
+            case Identities.Missing m -> LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing",
                     t.id());
-            case Env.Mismatch m -> LOG.log(Level.WARNING,
+            case Identities.Mismatch m -> LOG.log(Level.WARNING,
                     "lifecycle: {0}: the container under its registered ID is not ours; not touched", t.id());
         }
     }

@@ -1,5 +1,6 @@
 package io.dogama.agent.lifecycle.internal;
 
+import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.core.InstanceId;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Plan;
@@ -31,10 +32,18 @@ import java.util.Set;
 final class Replaces {
     private static final System.Logger LOG = System.getLogger(Replaces.class.getName());
 
-    private final Env env;
+    private final DockerEngine docker;
+    private final Approvals approvals;
+    private final Identities ids;
+    private final Mounts mounts;
+    private final Faults faults;
 
-    Replaces(Env env) {
-        this.env = env;
+    Replaces(DockerEngine docker, Approvals approvals, Identities ids, Mounts mounts, Faults faults) {
+        this.docker = docker;
+        this.approvals = approvals;
+        this.ids = ids;
+        this.mounts = mounts;
+        this.faults = faults;
     }
 
     /**
@@ -55,10 +64,10 @@ final class Replaces {
         if (expectedRevision != old.revision()) {
             throw new Abort(ProblemCode.REVISION_CONFLICT);
         }
-        Optional<ContainerInfo> current = switch (env.identify(old.containerId(), Env.Expect.current(old))) {
-            case Env.Match m -> Optional.of(m.info());
-            case Env.Mismatch m -> throw new Abort(ProblemCode.IDENTITY_MISMATCH);
-            case Env.Missing m -> {
+        Optional<ContainerInfo> current = switch (ids.identify(old.containerId(), Identities.Expect.current(old))) {
+            case Identities.Match m -> Optional.of(m.info());
+            case Identities.Mismatch m -> throw new Abort(ProblemCode.IDENTITY_MISMATCH);
+            case Identities.Missing m -> {
                 // Gone: the replace may recreate it, unless a container we do not know holds the name.
                 if (nameTaken(old.containerName())) {
                     throw new Abort(ProblemCode.IDENTITY_MISMATCH);
@@ -66,20 +75,20 @@ final class Replaces {
                 yield Optional.empty();
             }
         };
-        ApprovedPlan next = env.approve(plan, current.stream().map(ContainerInfo::id).toList(), "plan.");
+        ApprovedPlan next = approvals.approve(plan, current.stream().map(ContainerInfo::id).toList(), "plan.");
 
         InstanceRecord.Prior prior = new InstanceRecord.Prior(old.canonicalPlan(), old.planDigest(),
                 old.templateId(), old.templateVersion(), current.map(ContainerInfo::id),
                 new InstanceId(old.instanceId()).priorContainerName(old.revision()),
                 current.map(c -> c.state().running()).orElse(false));
-        InstanceRecord intent = Env.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
+        InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
         StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(next, intent, false),
-                env.faults);
+                faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
-            return env.view(t.record());
+            return ids.view(t.record());
         }
         if (end instanceof Step.End e && e.ifStopped() == Event.ROLLED_BACK_STOPPED
                 || end instanceof Step.Keep && t.state() == old.state()) {
@@ -99,7 +108,7 @@ final class Replaces {
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
         return StepMachine.run(start, new StepMachine.Run("rollback of " + t.id(), t,
-                new Steps(null, null, searches(t.record())), env.faults));
+                new Steps(null, null, searches(t.record())), faults));
     }
 
     /**
@@ -112,7 +121,7 @@ final class Replaces {
 
     private boolean nameTaken(String name) throws DockerException {
         try {
-            return env.docker.inspectContainer(name).isPresent();
+            return docker.inspectContainer(name).isPresent();
         } catch (DockerProtocolException e) {
             // Something holds the name that we cannot even describe: not ours.
             return true;
@@ -134,7 +143,7 @@ final class Replaces {
         /** The new container's ID once the engine returned it (its record write may have failed). */
         private Optional<String> made = Optional.empty();
         /** The rollback's verdict on the prior container: whether it can come back, and how. */
-        private Env.Identity old;
+        private Identities.Identity old;
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
@@ -159,8 +168,8 @@ final class Replaces {
                 case OLD_RECORDED -> r.prior().flatMap(InstanceRecord.Prior::containerId).isPresent();
                 case WAS_RUNNING -> prior(run).wasRunning();
                 case CURRENT_RECORDED -> r.containerId().isPresent();
-                case OLD_PRESENT -> old instanceof Env.Match;
-                case OLD_GONE -> old instanceof Env.Missing;
+                case OLD_PRESENT -> old instanceof Identities.Match;
+                case OLD_GONE -> old instanceof Identities.Missing;
                 case CONTAINER_KNOWN -> throw new IllegalStateException("lifecycle: " + step.guard() + " in a replace");
             };
         }
@@ -169,33 +178,32 @@ final class Replaces {
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
                 case REPLACE_PERSIST_INTENT -> run.fire(r -> intent, Event.REPLACE);
-                case REPLACE_STOP_OLD -> env.docker.stopContainer(prior(run).containerId().orElseThrow(),
+                case REPLACE_STOP_OLD -> docker.stopContainer(prior(run).containerId().orElseThrow(),
                         Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
-                case REPLACE_RENAME_OLD -> env.docker.renameContainer(prior(run).containerId().orElseThrow(),
+                case REPLACE_RENAME_OLD -> docker.renameContainer(prior(run).containerId().orElseThrow(),
                         prior(run).containerName());
-                case REPLACE_CREATE_NEW -> made = Optional.of(env.docker.createContainer(next.spec()));
+                case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(next.spec()));
                 case REPLACE_RECORD_NEW -> run.write(r -> r.withContainerId(made));
                 case REPLACE_START_NEW -> {
-                    env.revalidateMounts(run.tracked().record().canonicalPlan(),
-                            env.requireCurrent(run.tracked().record()));
-                    env.docker.startContainer(made.orElseThrow());
+                    mounts.revalidateMounts(run.tracked().record().canonicalPlan(),
+                            ids.requireCurrent(run.tracked().record()));
+                    docker.startContainer(made.orElseThrow());
                 }
-                case REPLACE_REMOVE_OLD -> env.removeIfPresent(prior(run).containerId().orElseThrow());
+                case REPLACE_REMOVE_OLD -> ids.removeIfPresent(prior(run).containerId().orElseThrow());
                 case REPLACE_COMMIT -> {
                     boolean running = prior(run).wasRunning();
-                    run.fire(r -> new InstanceRecord(r.instanceId(), r.containerId(), r.containerName(),
-                            r.templateId(), r.templateVersion(), r.planDigest(), r.canonicalPlan(), r.state(),
-                            r.revision() + 1, Optional.empty(), Optional.empty()), run.ending().event(running));
+                    run.fire(r -> r.withPrior(Optional.empty()).withRevision(r.revision() + 1),
+                            run.ending().event(running));
                     LOG.log(System.Logger.Level.INFO, "lifecycle: {0} replaced, revision {1}", run.tracked().id(),
                             run.tracked().record().revision());
                 }
                 case ROLLBACK_PERSIST -> rollbackPersist(run);
                 case ROLLBACK_REMOVE_NEW -> removeNew(run);
                 case ROLLBACK_RENAME_OLD -> {
-                    Env.Match m = (Env.Match) old;
+                    Identities.Match m = (Identities.Match) old;
                     if (!m.info().name().equals(run.tracked().record().containerName())) {
                         // A container we do not know taking the name meanwhile makes this fail: never touched.
-                        env.docker.renameContainer(m.info().id(), run.tracked().record().containerName());
+                        docker.renameContainer(m.info().id(), run.tracked().record().containerName());
                     }
                 }
                 case ROLLBACK_RECREATE_OLD -> recreate(run);
@@ -208,11 +216,9 @@ final class Replaces {
                 case ROLLBACK_START_OLD -> startOld(run);
                 case ROLLBACK_COMMIT -> {
                     InstanceRecord.Prior p = prior(run);
-                    Optional<String> oldId = old instanceof Env.Match m ? Optional.of(m.info().id())
+                    Optional<String> oldId = old instanceof Identities.Match m ? Optional.of(m.info().id())
                             : p.containerId();
-                    run.fire(r -> new InstanceRecord(r.instanceId(), oldId, r.containerName(), p.templateId(),
-                            p.templateVersion(), p.planDigest(), p.canonicalPlan(), r.state(), r.revision(),
-                            Optional.empty(), Optional.empty()), run.ending().event(p.wasRunning()));
+                    run.fire(r -> r.withPlanOf(p).withContainerId(oldId), run.ending().event(p.wasRunning()));
                     LOG.log(System.Logger.Level.INFO, "lifecycle: replace of {0} rolled back to revision {1}",
                             run.tracked().id(), run.tracked().record().revision());
                 }
@@ -244,7 +250,7 @@ final class Replaces {
             InstanceRecord.Prior p = prior(run);
             Optional<String> newId = r.containerId().or(() -> made);
             if (newId.isEmpty() && (run.search() || searchedAtStart)) {
-                newId = env.unrecorded(r.instanceId(), r.planDigest(), p.containerId().stream().toList())
+                newId = ids.unrecorded(r.instanceId(), r.planDigest(), p.containerId().stream().toList())
                         .stream().findFirst();
             }
             made = newId;
@@ -261,7 +267,7 @@ final class Replaces {
             InstanceRecord r = run.tracked().record();
             InstanceRecord.Prior p = prior(run);
             if (r.containerId().isEmpty() && (run.search() || searchedAtStart)) {
-                Optional<String> hidden = env.unrecorded(r.instanceId(), r.planDigest(),
+                Optional<String> hidden = ids.unrecorded(r.instanceId(), r.planDigest(),
                         p.containerId().stream().toList()).stream().findFirst();
                 if (hidden.isPresent()) {
                     made = hidden;
@@ -269,13 +275,13 @@ final class Replaces {
                     r = run.tracked().record();
                 }
             }
-            old = env.identify(p.containerId(), Env.Expect.prior(r, p));
-            if (old instanceof Env.Mismatch) {
+            old = ids.identify(p.containerId(), Identities.Expect.prior(r, p));
+            if (old instanceof Identities.Mismatch) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
-            if (old instanceof Env.Missing) {
+            if (old instanceof Identities.Missing) {
                 again = Optional.of(reapprove(r, p));
-            } else if (old instanceof Env.Match m && !m.info().name().equals(r.containerName())
+            } else if (old instanceof Identities.Match m && !m.info().name().equals(r.containerName())
                     && nameHeldByOther(r.containerName(), r)) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
@@ -284,11 +290,11 @@ final class Replaces {
         /** The new container goes (only the one the record names, and only if it is still ours). */
         private void removeNew(StepMachine.Run run) throws Abort, DockerException, RegistryException {
             InstanceRecord r = run.tracked().record();
-            switch (env.identify(r.containerId(), Env.Expect.current(r))) {
-                case Env.Match m -> env.removeIfPresent(m.info().id());
-                case Env.Missing m -> {
+            switch (ids.identify(r.containerId(), Identities.Expect.current(r))) {
+                case Identities.Match m -> ids.removeIfPresent(m.info().id());
+                case Identities.Missing m -> {
                 }
-                case Env.Mismatch m -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+                case Identities.Mismatch m -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             made = Optional.empty();
             run.write(x -> x.withContainerId(Optional.empty()));
@@ -300,25 +306,25 @@ final class Replaces {
             InstanceRecord.Prior p = prior(run);
             if (searchedAtStart) {
                 // An earlier recreate of this rollback may have made a container it never recorded.
-                for (String c : env.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
-                    env.removeIfPresent(c);
+                for (String c : ids.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
+                    ids.removeIfPresent(c);
                 }
             }
-            made = Optional.of(env.docker.createContainer(again.orElseThrow().spec()));
+            made = Optional.of(docker.createContainer(again.orElseThrow().spec()));
         }
 
         /** The old container runs again if it ran before, after its identity and mounts are checked. */
         private void startOld(StepMachine.Run run) throws Abort, DockerException, RegistryException {
             InstanceRecord now = run.tracked().record();
             InstanceRecord.Prior np = prior(run);
-            Optional<String> oldId = old instanceof Env.Match m ? Optional.of(m.info().id()) : np.containerId();
-            Env.Expect back = new Env.Expect(now.instanceId(), np.templateId(), np.templateVersion(),
+            Optional<String> oldId = old instanceof Identities.Match m ? Optional.of(m.info().id()) : np.containerId();
+            Identities.Expect back = new Identities.Expect(now.instanceId(), np.templateId(), np.templateVersion(),
                     np.planDigest(), Set.of(now.containerName()));
-            if (!(env.identify(oldId, back) instanceof Env.Match m)) {
+            if (!(ids.identify(oldId, back) instanceof Identities.Match m)) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
-            env.revalidateMounts(np.canonicalPlan(), m.info());
-            env.docker.startContainer(m.info().id());
+            mounts.revalidateMounts(np.canonicalPlan(), m.info());
+            docker.startContainer(m.info().id());
         }
 
         /**
@@ -332,25 +338,25 @@ final class Replaces {
             InstanceRecord r = run.tracked().record();
             Optional<String> main = r.containerId().or(() -> made);
             List<String> stop = new ArrayList<>();
-            if (env.identify(main, Env.Expect.current(r)) instanceof Env.Match m && m.info().state().running()) {
+            if (ids.identify(main, Identities.Expect.current(r)) instanceof Identities.Match m && m.info().state().running()) {
                 stop.add(m.info().id());
             }
             if (r.prior().isPresent()) {
                 InstanceRecord.Prior p = r.prior().get();
-                if (env.identify(p.containerId(), Env.Expect.prior(r, p)) instanceof Env.Match m
+                if (ids.identify(p.containerId(), Identities.Expect.prior(r, p)) instanceof Identities.Match m
                         && m.info().state().running()) {
                     stop.add(m.info().id());
                 }
                 if (searches(r) || searchedAtStart) {
                     List<String> known = new ArrayList<>(main.stream().toList());
                     p.containerId().ifPresent(known::add);
-                    for (String c : env.unrecorded(r.instanceId(), p.planDigest(), known)) {
-                        env.removeIfPresent(c);
+                    for (String c : ids.unrecorded(r.instanceId(), p.planDigest(), known)) {
+                        ids.removeIfPresent(c);
                     }
                 }
             }
             for (String c : stop) {
-                env.docker.stopContainer(c, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+                docker.stopContainer(c, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
             }
         }
     }
@@ -358,7 +364,7 @@ final class Replaces {
     /** True if something other than the new container holds the name the old one must get back. */
     private boolean nameHeldByOther(String name, InstanceRecord r) throws DockerException {
         try {
-            Optional<ContainerInfo> holder = env.docker.inspectContainer(name);
+            Optional<ContainerInfo> holder = docker.inspectContainer(name);
             return holder.isPresent() && !r.containerId().equals(Optional.of(holder.get().id()));
         } catch (DockerProtocolException e) {
             return true;
@@ -374,7 +380,7 @@ final class Replaces {
             throws Abort, DockerException, RegistryException {
         ApprovedPlan a;
         try {
-            a = env.approve(Env.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
+            a = approvals.approve(Approvals.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
         } catch (Abort refused) {
             Problems.log("re-approval of the prior plan of " + r.instanceId(), refused);
             throw new Abort(ProblemCode.INTERVENTION_REQUIRED);

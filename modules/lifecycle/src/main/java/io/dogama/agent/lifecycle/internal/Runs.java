@@ -17,43 +17,47 @@ import java.util.Optional;
  * stopped container is success without an engine call.
  */
 final class Runs {
-    private final Env env;
+    private final DockerEngine docker;
+    private final Identities ids;
+    private final Mounts mounts;
 
-    Runs(Env env) {
-        this.env = env;
+    Runs(DockerEngine docker, Identities ids, Mounts mounts) {
+        this.docker = docker;
+        this.ids = ids;
+        this.mounts = mounts;
     }
 
     InstanceView start(Tracked t) throws Abort, DockerException, RegistryException {
         Transitions.request(Optional.of(t.state()), Event.START);
-        ContainerInfo c = env.requireCurrent(t.record());
+        ContainerInfo c = ids.requireCurrent(t.record());
         if (c.state().running()) {
             settle(t, Event.START);
-            return env.view(t.record());
+            return ids.view(t.record());
         }
-        env.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, Event.START, () -> env.docker.startContainer(c.id()));
-        return env.view(t.record());
+        mounts.revalidateMounts(t.record().canonicalPlan(), c);
+        mutate(t, Event.START, () -> docker.startContainer(c.id()));
+        return ids.view(t.record());
     }
 
     InstanceView stop(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
         Transitions.request(Optional.of(t.state()), Event.STOP);
-        ContainerInfo c = env.requireCurrent(t.record());
+        ContainerInfo c = ids.requireCurrent(t.record());
         if (!c.state().running()) {
             settle(t, Event.STOP);
-            return env.view(t.record());
+            return ids.view(t.record());
         }
-        mutate(t, Event.STOP, () -> env.docker.stopContainer(c.id(), timeoutSeconds));
-        return env.view(t.record());
+        mutate(t, Event.STOP, () -> docker.stopContainer(c.id(), timeoutSeconds));
+        return ids.view(t.record());
     }
 
     InstanceView restart(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
         checkTimeout(timeoutSeconds);
         Transitions.request(Optional.of(t.state()), Event.RESTART);
-        ContainerInfo c = env.requireCurrent(t.record());
-        env.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, Event.RESTART, () -> env.docker.restartContainer(c.id(), timeoutSeconds));
-        return env.view(t.record());
+        ContainerInfo c = ids.requireCurrent(t.record());
+        mounts.revalidateMounts(t.record().canonicalPlan(), c);
+        mutate(t, Event.RESTART, () -> docker.restartContainer(c.id(), timeoutSeconds));
+        return ids.view(t.record());
     }
 
     /** The HTTP layer checks the range; checked again so that no other caller can pass a bad value. */

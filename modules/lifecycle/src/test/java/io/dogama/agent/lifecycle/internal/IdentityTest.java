@@ -125,7 +125,7 @@ class IdentityTest {
         failedWith(ProblemCode.IDENTITY_MISMATCH, h.ops.stats(id));
         failedWith(ProblemCode.IDENTITY_MISMATCH,
                 h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
-        assertEquals(Env.STATUS_MISSING, ok(h.ops.inspect(id)).container().status(),
+        assertEquals(Identities.STATUS_MISSING, ok(h.ops.inspect(id)).container().status(),
                 "inspect reports the registered container missing, never the impostor's state");
         assertUntouched(running);
         InstanceRecord after = h.requireRecord(id);

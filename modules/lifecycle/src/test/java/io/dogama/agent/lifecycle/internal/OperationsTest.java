@@ -164,7 +164,7 @@ class OperationsTest {
         ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
         Outcome<InstanceView> o = h.ops.replace(id, bytes(replaceBody(h.plan(h.newId(), src, port, "two"), 0)));
         failedWith(ProblemCode.PLAN_REJECTED, o);
-        assertEquals(List.of(new Violation("plan.instanceId", Env.RULE_INSTANCE_MISMATCH)),
+        assertEquals(List.of(new Violation("plan.instanceId", Approvals.RULE_INSTANCE_MISMATCH)),
                 ((Outcome.Failed<?>) o).violations());
         assertEquals(Harness.digest(h.plan(id, src, port, "one")), h.requireRecord(id).planDigest());
     }
@@ -353,7 +353,7 @@ class OperationsTest {
         ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
         ok(h.ops.start(id));
         h.cli("rm", "-f", h.requireRecord(id).containerId().orElseThrow());
-        assertEquals(Env.STATUS_MISSING, ok(h.ops.inspect(id)).container().status());
+        assertEquals(Identities.STATUS_MISSING, ok(h.ops.inspect(id)).container().status());
         failedWith(ProblemCode.IDENTITY_MISMATCH, h.ops.start(id));
         InstanceView v = ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
         assertEquals(1, v.summary().revision());

@@ -1,0 +1,224 @@
+package io.dogama.agent.lifecycle.internal;
+
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.Plan;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Protocol;
+import io.dogama.agent.core.Violation;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerNotFoundException;
+import io.dogama.agent.docker.HostConfigView;
+import io.dogama.agent.docker.ImageInfo;
+import io.dogama.agent.policy.ApprovedPlan;
+import io.dogama.agent.policy.ImageFacts;
+import io.dogama.agent.policy.PlanParser;
+import io.dogama.agent.policy.PlanPolicy;
+import io.dogama.agent.policy.Template;
+import io.dogama.agent.policy.ValidatedPlan;
+import io.dogama.agent.policy.ValidationContext;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import io.dogama.agent.registry.RegistryException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Validation (phase one, with the facts of the engine and the registry) and image resolution
+ * (phase two) of a plan, and what registered plans say (their bindings and bind sources).
+ */
+final class Approvals {
+    /** Rule name: the plan's instanceId differs from the instance in the path (replace). */
+    static final String RULE_INSTANCE_MISMATCH = "instance_mismatch";
+    /** Rule name: the template's image is neither local nor pullable by its pinned digest. */
+    static final String RULE_IMAGE_UNAVAILABLE = "image_unavailable";
+
+    private final DockerEngine docker;
+    private final Registry registry;
+    private final PlanPolicy policy;
+
+    Approvals(DockerEngine docker, Registry registry, PlanPolicy policy) {
+        this.docker = docker;
+        this.registry = registry;
+        this.policy = policy;
+    }
+
+
+    /**
+     * @param canonicalPlan a registered canonical plan
+     * @return the plan
+     * @throws Abort {@code internal_error} if a registered plan no longer parses (it did when stored)
+     */
+    static Plan parseRegistered(String canonicalPlan) throws Abort {
+        return switch (PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8))) {
+            case Outcome.Ok<Plan> ok -> ok.value();
+            case Outcome.Failed<Plan> f -> throw new Abort(ProblemCode.INTERNAL_ERROR);
+        };
+    }
+
+    /** @return the host bindings a registered plan publishes (none if it does not parse) */
+    static List<HostPort> bindings(String canonicalPlan) {
+        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
+            return List.of();
+        }
+        List<HostPort> out = new ArrayList<>();
+        for (Plan.Port p : ok.value().ports()) {
+            Optional<Protocol> proto = Protocol.parse(p.protocol());
+            if (proto.isPresent() && p.hostPort() >= 1 && p.hostPort() <= 65535) {
+                out.add(new HostPort(p.hostIp(), (int) p.hostPort(), proto.get()));
+            }
+        }
+        return out;
+    }
+
+    /** @return the bind sources a registered plan names, as stated in it (none if it does not parse) */
+    static List<String> sources(String canonicalPlan) {
+        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
+            return List.of();
+        }
+        return ok.value().mounts().stream().map(Plan.Mount::source).toList();
+    }
+
+    /**
+     * The bind sources of every registered instance, current and, mid-replace, prior plan (SPEC 8.3,
+     * 1.1): fed to the validator's overlap rule at validation and before every start.
+     *
+     * @return sources by instance ID
+     * @throws RegistryException if the registry failed
+     */
+    Map<String, List<String>> registeredSources() throws RegistryException {
+        Map<String, List<String>> out = new HashMap<>();
+        for (Lookup l : registry.all()) {
+            if (l instanceof Lookup.Found f) {
+                List<String> s = new ArrayList<>(sources(f.record().canonicalPlan()));
+                f.record().prior().ifPresent(p -> s.addAll(sources(p.canonicalPlan())));
+                out.put(f.record().instanceId(), s);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Port and source facts for the validator: what Docker publishes, minus what the instance's own
+     * running containers publish (SPEC 8.4: during a replace its own bindings do not count), and the
+     * bindings and bind sources of every registered instance (current and, mid-replace, prior plan).
+     *
+     * @param own container IDs of the instance itself
+     * @return the context
+     * @throws DockerException   on an engine failure
+     * @throws RegistryException if the registry failed
+     */
+    ValidationContext context(Collection<String> own) throws DockerException, RegistryException {
+        Set<HostPort> published = new HashSet<>(docker.publishedHostPorts());
+        for (String id : own) {
+            Optional<ContainerInfo> c = docker.inspectContainer(id);
+            if (c.isPresent() && c.get().state().running()) {
+                for (HostConfigView.PortBindingView b : c.get().hostConfig().portBindings()) {
+                    published.removeIf(p -> sameBinding(p, b.host()));
+                }
+            }
+        }
+        Map<String, List<HostPort>> registered = new HashMap<>();
+        for (Lookup l : registry.all()) {
+            if (l instanceof Lookup.Found f) {
+                List<HostPort> b = new ArrayList<>(bindings(f.record().canonicalPlan()));
+                f.record().prior().ifPresent(p -> b.addAll(bindings(p.canonicalPlan())));
+                registered.put(f.record().instanceId(), b);
+            }
+        }
+        return new ValidationContext(published, registered, registeredSources());
+    }
+
+    /** The engine may report an unset or wildcard address either way; both mean "all addresses". */
+    private static boolean sameBinding(HostPort published, HostPort own) {
+        if (published.hostPort() != own.hostPort() || published.protocol() != own.protocol()) {
+            return false;
+        }
+        return published.hostIp().equals(own.hostIp()) || (wildcard(published.hostIp()) && wildcard(own.hostIp()));
+    }
+
+    private static boolean wildcard(String ip) {
+        return ip.isEmpty() || "0.0.0.0".equals(ip) || "::".equals(ip);
+    }
+
+    /**
+     * Full validation (phase one), then the image is resolved and checked (phase two). Nothing is
+     * mutated here except, when the template pins a manifest digest and the image is not local, a
+     * pull by that digest.
+     *
+     * @param plan        the parsed plan
+     * @param own         the instance's own container IDs (their ports do not count)
+     * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
+     * @return the approved plan
+     * @throws Abort             {@code plan_rejected} or {@code port_conflict}
+     * @throws DockerException   on an engine failure
+     * @throws RegistryException if the registry failed
+     */
+    ApprovedPlan approve(Plan plan, Collection<String> own, String fieldPrefix)
+            throws Abort, DockerException, RegistryException {
+        ValidatedPlan v = switch (policy.validate(plan, context(own))) {
+            case Outcome.Ok<ValidatedPlan> ok -> ok.value();
+            case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
+        };
+        ImageFacts facts = image(v.template());
+        return switch (policy.approve(v, facts)) {
+            case Outcome.Ok<ApprovedPlan> ok -> ok.value();
+            case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
+        };
+    }
+
+    private static Outcome.Failed<?> prefixed(Outcome.Failed<?> f, String prefix) {
+        if (prefix.isEmpty() || f.violations().isEmpty()) {
+            return f;
+        }
+        List<Violation> v = f.violations().stream().map(x -> new Violation(prefix + x.field(), x.rule())).toList();
+        return new Outcome.Failed<>(f.code(), v);
+    }
+
+    /**
+     * The image the template names: local by reference, else local by its pinned ID, else pulled
+     * by its pinned manifest digest (content-addressed, so nothing else can arrive).
+     */
+    private ImageFacts image(Template t) throws Abort, DockerException {
+        Optional<ImageInfo> info = docker.inspectImage(t.image());
+        if (info.isEmpty() && t.imageId().isPresent()) {
+            info = docker.inspectImage(t.imageId().get());
+        }
+        if (info.isEmpty() && t.manifestDigest().isPresent()) {
+            String ref = repository(t.image()) + "@" + t.manifestDigest().get();
+            try {
+                docker.pullImage(ref);
+            } catch (DockerNotFoundException e) {
+                throw Abort.rejected("image", RULE_IMAGE_UNAVAILABLE);
+            }
+            info = docker.inspectImage(ref);
+        }
+        if (info.isEmpty()) {
+            throw Abort.rejected("image", RULE_IMAGE_UNAVAILABLE);
+        }
+        return new ImageFacts(info.get().id(), info.get().repoDigests(), info.get().user());
+    }
+
+    /** @return the reference without its tag and digest */
+    static String repository(String image) {
+        String s = image;
+        int at = s.indexOf('@');
+        if (at >= 0) {
+            s = s.substring(0, at);
+        }
+        int colon = s.lastIndexOf(':');
+        if (colon > s.lastIndexOf('/')) {
+            s = s.substring(0, colon);
+        }
+        return s;
+    }
+}

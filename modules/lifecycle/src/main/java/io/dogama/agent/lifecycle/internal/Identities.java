@@ -1,0 +1,181 @@
+package io.dogama.agent.lifecycle.internal;
+
+import io.dogama.agent.core.InstanceId;
+import io.dogama.agent.core.Labels;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.ContainerSummary;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerNotFoundException;
+import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.registry.InstanceRecord;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Who a container is: every check before a mutation inspects BY THE REGISTERED ID and compares
+ * name and technical labels; the crash-window rule; removal that tolerates a container already
+ * gone; and the instance as the API shows it.
+ */
+final class Identities {
+    /** Status of an instance whose registered container does not exist. */
+    static final String STATUS_MISSING = "missing";
+
+    private static final System.Logger LOG = System.getLogger(Identities.class.getName());
+
+    private final DockerEngine docker;
+
+    Identities(DockerEngine docker) {
+        this.docker = docker;
+    }
+
+
+    /**
+     * Who a container must be: the instance, the plan it was made from, and the names it may carry.
+     *
+     * @param instanceId      instance ID
+     * @param templateId      template ID of the plan
+     * @param templateVersion template version of the plan
+     * @param planDigest      digest of the plan
+     * @param names           acceptable names
+     */
+    record Expect(String instanceId, String templateId, String templateVersion, String planDigest,
+            Set<String> names) {
+        static Expect current(InstanceRecord r) {
+            return new Expect(r.instanceId(), r.templateId(), r.templateVersion(), r.planDigest(),
+                    Set.of(r.containerName()));
+        }
+
+        static Expect prior(InstanceRecord r, InstanceRecord.Prior p) {
+            return new Expect(r.instanceId(), p.templateId(), p.templateVersion(), p.planDigest(),
+                    Set.of(new InstanceId(r.instanceId()).containerName(), p.containerName()));
+        }
+
+        boolean labelsMatch(Map<String, String> labels) {
+            return "true".equals(labels.get(Labels.MANAGED)) && instanceId.equals(labels.get(Labels.INSTANCE_ID))
+                    && templateId.equals(labels.get(Labels.TEMPLATE_ID))
+                    && templateVersion.equals(labels.get(Labels.TEMPLATE_VERSION))
+                    && planDigest.equals(labels.get(Labels.PLAN_DIGEST));
+        }
+    }
+
+    /** The answer of an identity check. */
+    sealed interface Identity permits Match, Missing, Mismatch {
+    }
+
+    /**
+     * The container exists under the registered ID and is who it must be.
+     *
+     * @param info what the engine reported
+     */
+    record Match(ContainerInfo info) implements Identity {
+    }
+
+    /** No container under the registered ID (or none registered yet). */
+    record Missing() implements Identity {
+    }
+
+    /** A container exists under the registered ID but its name or labels disagree: never touched. */
+    record Mismatch() implements Identity {
+    }
+
+    /**
+     * Inspects BY THE REGISTERED ID, never by name, and compares ID, name and every technical label.
+     *
+     * @param containerId the registered container ID, if any
+     * @param expect      who it must be
+     * @return the answer
+     * @throws DockerException on an engine failure
+     */
+    Identity identify(Optional<String> containerId, Expect expect) throws DockerException {
+        if (containerId.isEmpty()) {
+            return new Missing();
+        }
+        Optional<ContainerInfo> info = docker.inspectContainer(containerId.get());
+        if (info.isEmpty()) {
+            return new Missing();
+        }
+        ContainerInfo c = info.get();
+        boolean same = c.id().equals(containerId.get()) && expect.names().contains(c.name())
+                && expect.labelsMatch(c.labels());
+        return same ? new Match(c) : new Mismatch();
+    }
+
+    /**
+     * The identity check before a mutation of the current container.
+     *
+     * @param r the record
+     * @return the container
+     * @throws Abort          {@code identity_mismatch} when it is missing or not ours
+     * @throws DockerException on an engine failure
+     */
+    ContainerInfo requireCurrent(InstanceRecord r) throws Abort, DockerException {
+        if (identify(r.containerId(), Expect.current(r)) instanceof Match m) {
+            return m.info();
+        }
+        throw new Abort(ProblemCode.IDENTITY_MISMATCH);
+    }
+
+    /**
+     * The containers a crash (or an engine call whose answer was lost) may have left between creating
+     * a container and recording its ID: named {@code dogama-X}, labelled as instance X made from
+     * exactly this plan digest, and not one the record already names. Only ever asked while the
+     * record says such a create was under way.
+     *
+     * @param instanceId the instance
+     * @param planDigest the digest of the plan the container was being created from
+     * @param exclude    IDs the record names (never removed by this rule)
+     * @return their IDs
+     * @throws DockerException on an engine failure
+     */
+    List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude)
+            throws DockerException {
+        String name = new InstanceId(instanceId).containerName();
+        List<String> out = new ArrayList<>();
+        for (ContainerSummary c : docker.listContainersByLabel(Labels.INSTANCE_ID, instanceId)) {
+            Map<String, String> l = c.labels();
+            if (c.names().contains(name) && "true".equals(l.get(Labels.MANAGED))
+                    && instanceId.equals(l.get(Labels.INSTANCE_ID)) && planDigest.equals(l.get(Labels.PLAN_DIGEST))
+                    && !exclude.contains(c.id())) {
+                out.add(c.id());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Removes a container; one already gone is fine.
+     *
+     * @param id container ID
+     * @throws DockerException on any other failure
+     */
+    void removeIfPresent(String id) throws DockerException {
+        try {
+            docker.removeContainer(id);
+        } catch (DockerNotFoundException gone) {
+            LOG.log(System.Logger.Level.DEBUG, "lifecycle: container to remove was already gone");
+        }
+    }
+
+
+    /**
+     * @param r the record
+     * @return the instance as the API shows it; the container as inspected by its registered ID
+     * @throws Abort          {@code identity_mismatch} if a container under that ID is not ours
+     * @throws DockerException on an engine failure
+     */
+    InstanceView view(InstanceRecord r) throws Abort, DockerException {
+        return switch (identify(r.containerId(), Expect.current(r))) {
+            case Match m -> new InstanceView(Records.summary(r), new InstanceView.ContainerView(m.info().state().status(),
+                    m.info().state().startedAt(), m.info().state().exitCode()));
+            case Missing x -> new InstanceView(Records.summary(r),
+                    new InstanceView.ContainerView(STATUS_MISSING, Optional.empty(), Optional.empty()));
+            case Mismatch x -> throw new Abort(ProblemCode.IDENTITY_MISMATCH);
+        };
+    }
+}
