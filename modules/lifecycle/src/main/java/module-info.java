@@ -10,6 +10,6 @@ module io.dogama.agent.lifecycle {
     requires org.slf4j;
 
     exports io.dogama.agent.lifecycle;
-    // squirrel instantiates the state machine class reflectively.
-    opens io.dogama.agent.lifecycle.internal to squirrel.foundation;
+    // squirrel instantiates the state machine class reflectively; only that class's package is open to it.
+    opens io.dogama.agent.lifecycle.internal.machine to squirrel.foundation;
 }

@@ -171,7 +171,8 @@ final class Identities {
      */
     InstanceView view(InstanceRecord r) throws Abort, DockerException {
         return switch (identify(r.containerId(), Expect.current(r))) {
-            case Match m -> new InstanceView(Records.summary(r), new InstanceView.ContainerView(m.info().state().status(),
+            case Match m -> new InstanceView(Records.summary(r),
+                    new InstanceView.ContainerView(m.info().state().status(),
                     m.info().state().startedAt(), m.info().state().exitCode()));
             case Missing x -> new InstanceView(Records.summary(r),
                     new InstanceView.ContainerView(STATUS_MISSING, Optional.empty(), Optional.empty()));

@@ -338,7 +338,8 @@ final class Replaces {
             InstanceRecord r = run.tracked().record();
             Optional<String> main = r.containerId().or(() -> made);
             List<String> stop = new ArrayList<>();
-            if (ids.identify(main, Identities.Expect.current(r)) instanceof Identities.Match m && m.info().state().running()) {
+            if (ids.identify(main, Identities.Expect.current(r)) instanceof Identities.Match m
+                    && m.info().state().running()) {
                 stop.add(m.info().id());
             }
             if (r.prior().isPresent()) {

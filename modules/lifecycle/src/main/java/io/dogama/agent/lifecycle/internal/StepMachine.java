@@ -1,6 +1,7 @@
 package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.lifecycle.internal.machine.Machine;
 import io.dogama.agent.docker.DockerProtocolException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
@@ -20,7 +21,6 @@ import org.squirrelframework.foundation.fsm.ImmutableState;
 import org.squirrelframework.foundation.fsm.ImmutableTransition;
 import org.squirrelframework.foundation.fsm.StateMachineBuilder;
 import org.squirrelframework.foundation.fsm.StateMachineBuilderFactory;
-import org.squirrelframework.foundation.fsm.impl.AbstractStateMachine;
 
 /**
  * squirrel runs the step protocol of {@link Step}. The machine's states are the protocol's
@@ -44,7 +44,8 @@ final class StepMachine {
     static final List<Step.Outcome> IN_PROCESS = List.of(Step.Outcome.DONE, Step.Outcome.REFUSED,
             Step.Outcome.SILENT);
 
-    private static final StateMachineBuilder<Machine, Step.Decision, Step.Outcome, Run> BUILDER = build();
+    private static final StateMachineBuilder<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision,
+            Step.Outcome, Run> BUILDER = build();
 
     private StepMachine() {
     }
@@ -67,15 +68,6 @@ final class StepMachine {
          * @param run  the run
          */
         void act(Step step, Run run) throws Abort, DockerException, RegistryException;
-    }
-
-    /**
-     * squirrel instantiates this reflectively; it must stay a top-level-accessible class with a
-     * no-argument constructor (the package is opened to squirrel.foundation for that).
-     */
-    static final class Machine extends AbstractStateMachine<Machine, Step.Decision, Step.Outcome, Run> {
-        Machine() {
-        }
     }
 
     /** The record's state was not one the step may act in: only a bug (or a lost write) gets here. */
@@ -214,9 +206,11 @@ final class StepMachine {
     }
 
     /** Entering a step runs it and fires its outcome (squirrel queues the event until the entry returns). */
-    private static final class Enter extends AnonymousAction<Machine, Step.Decision, Step.Outcome, Run> {
+    private static final class Enter
+            extends AnonymousAction<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision, Step.Outcome, Run> {
         @Override
-        public void execute(Step.Decision from, Step.Decision to, Step.Outcome event, Run run, Machine machine) {
+        public void execute(Step.Decision from, Step.Decision to, Step.Outcome event, Run run,
+                Machine<Step.Decision, Step.Outcome, Run> machine) {
             machine.fire(run.step((Step.Go) to), run);
         }
     }
@@ -231,9 +225,10 @@ final class StepMachine {
         return out;
     }
 
-    private static StateMachineBuilder<Machine, Step.Decision, Step.Outcome, Run> build() {
-        StateMachineBuilder<Machine, Step.Decision, Step.Outcome, Run> b = StateMachineBuilderFactory
-                .create(Machine.class, Step.Decision.class, Step.Outcome.class, Run.class);
+    private static StateMachineBuilder<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision, Step.Outcome,
+            Run> build() {
+        StateMachineBuilder<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision, Step.Outcome, Run> b =
+                StateMachineBuilderFactory.create(Machine.type(), Step.Decision.class, Step.Outcome.class, Run.class);
         Enter enter = new Enter();
         for (Step.Go go : steps()) {
             b.onEntry(go).perform(enter);
@@ -254,13 +249,15 @@ final class StepMachine {
      * @return the transitions by step state, in step order
      */
     static Map<Step.Go, Map<Step.Outcome, Step.Decision>> graph() {
-        Machine m = BUILDER.newStateMachine(steps().getFirst());
+        Machine<Step.Decision, Step.Outcome, Run> m = BUILDER.newStateMachine(steps().getFirst());
         Map<Step.Go, Map<Step.Outcome, Step.Decision>> out = new TreeMap<>(
                 Comparator.comparing((Step.Go g) -> g.step()).thenComparing(Step.Go::search));
-        for (ImmutableState<Machine, Step.Decision, Step.Outcome, Run> s : m.getAllRawStates()) {
+        for (ImmutableState<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision, Step.Outcome, Run> s
+                : m.getAllRawStates()) {
             if (s.getStateId() instanceof Step.Go go) {
                 Map<Step.Outcome, Step.Decision> row = new EnumMap<>(Step.Outcome.class);
-                for (ImmutableTransition<Machine, Step.Decision, Step.Outcome, Run> t : s.getAllTransitions()) {
+                for (ImmutableTransition<Machine<Step.Decision, Step.Outcome, Run>, Step.Decision, Step.Outcome,
+                        Run> t : s.getAllTransitions()) {
                     row.put(t.getEvent(), t.getTargetState().getStateId());
                 }
                 out.put(go, row);
@@ -277,7 +274,7 @@ final class StepMachine {
      * @return how it ended: {@link Step.End} (its event persisted) or {@link Step.Keep}
      */
     static Step.Decision run(Step.Go start, Run run) {
-        Machine m = BUILDER.newStateMachine(start);
+        Machine<Step.Decision, Step.Outcome, Run> m = BUILDER.newStateMachine(start);
         try {
             m.start(run);
         } catch (TransitionException e) {

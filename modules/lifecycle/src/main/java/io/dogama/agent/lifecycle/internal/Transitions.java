@@ -26,6 +26,7 @@ import static io.dogama.agent.lifecycle.internal.Phase.RUNNING;
 import static io.dogama.agent.lifecycle.internal.Phase.STOPPED;
 
 import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.lifecycle.internal.machine.Machine;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.RegistryException;
@@ -35,7 +36,6 @@ import java.util.function.UnaryOperator;
 import org.squirrelframework.foundation.fsm.AnonymousAction;
 import org.squirrelframework.foundation.fsm.StateMachineBuilder;
 import org.squirrelframework.foundation.fsm.StateMachineBuilderFactory;
-import org.squirrelframework.foundation.fsm.impl.AbstractStateMachine;
 
 /**
  * THE transition table of SPEC section 10, the only place where lifecycle transitions are
@@ -87,18 +87,9 @@ final class Transitions {
             new Row(DELETING, DELETE, DELETING),
             new Row(DELETING, DELETE_SUCCEEDED, ABSENT));
 
-    private static final StateMachineBuilder<Machine, Phase, Event, Firing> BUILDER = build();
+    private static final StateMachineBuilder<Machine<Phase, Event, Firing>, Phase, Event, Firing> BUILDER = build();
 
     private Transitions() {
-    }
-
-    /**
-     * squirrel instantiates this reflectively; it must stay a top-level-accessible class with a
-     * no-argument constructor (the package is opened to squirrel.foundation for that).
-     */
-    static final class Machine extends AbstractStateMachine<Machine, Phase, Event, Firing> {
-        Machine() {
-        }
     }
 
     /**
@@ -142,16 +133,18 @@ final class Transitions {
     }
 
     /** THE action of every transition. */
-    private static final class Persist extends AnonymousAction<Machine, Phase, Event, Firing> {
+    private static final class Persist
+            extends AnonymousAction<Machine<Phase, Event, Firing>, Phase, Event, Firing> {
         @Override
-        public void execute(Phase from, Phase to, Event event, Firing firing, Machine machine) {
+        public void execute(Phase from, Phase to, Event event, Firing firing,
+                Machine<Phase, Event, Firing> machine) {
             firing.moved(to);
         }
     }
 
-    private static StateMachineBuilder<Machine, Phase, Event, Firing> build() {
-        StateMachineBuilder<Machine, Phase, Event, Firing> b =
-                StateMachineBuilderFactory.create(Machine.class, Phase.class, Event.class, Firing.class);
+    private static StateMachineBuilder<Machine<Phase, Event, Firing>, Phase, Event, Firing> build() {
+        StateMachineBuilder<Machine<Phase, Event, Firing>, Phase, Event, Firing> b =
+                StateMachineBuilderFactory.create(Machine.type(), Phase.class, Event.class, Firing.class);
         Persist persist = new Persist();
         for (Row r : TABLE) {
             if (r.from() == r.to()) {
@@ -182,7 +175,7 @@ final class Transitions {
     static Phase fire(Tracked tracked, UnaryOperator<InstanceRecord> content, Optional<Step> marker,
             Event... events) throws Abort, RegistryException {
         Phase from = tracked.stored() ? Phase.of(tracked.state()) : Phase.ABSENT;
-        Machine m = BUILDER.newStateMachine(from);
+        Machine<Phase, Event, Firing> m = BUILDER.newStateMachine(from);
         m.start();
         Firing firing = new Firing(tracked, content, marker, events.length);
         for (Event e : events) {
@@ -221,7 +214,7 @@ final class Transitions {
      * @return the next phase, or empty when the event is not allowed in {@code from}
      */
     static Optional<Phase> next(Phase from, Event event) {
-        Machine m = BUILDER.newStateMachine(from);
+        Machine<Phase, Event, Firing> m = BUILDER.newStateMachine(from);
         m.start();
         if (!m.canAccept(event)) {
             return Optional.empty();
