@@ -1505,3 +1505,10 @@ init {
   faults = MAXF;
   run Recovery()
 }
+/* never two containers named dogama-X */
+#define ONE_NAMED_X (!(ex[0] && nm[0] == N_X && ex[1] && nm[1] == N_X) && !(ex[0] && nm[0] == N_X && ex[2] && nm[2] == N_X) && !(ex[0] && nm[0] == N_X && ex[3] && nm[3] == N_X) && !(ex[0] && nm[0] == N_X && ex[4] && nm[4] == N_X) && !(ex[0] && nm[0] == N_X && ex[5] && nm[5] == N_X) && !(ex[0] && nm[0] == N_X && ex[6] && nm[6] == N_X) && !(ex[1] && nm[1] == N_X && ex[2] && nm[2] == N_X) && !(ex[1] && nm[1] == N_X && ex[3] && nm[3] == N_X) && !(ex[1] && nm[1] == N_X && ex[4] && nm[4] == N_X) && !(ex[1] && nm[1] == N_X && ex[5] && nm[5] == N_X) && !(ex[1] && nm[1] == N_X && ex[6] && nm[6] == N_X) && !(ex[2] && nm[2] == N_X && ex[3] && nm[3] == N_X) && !(ex[2] && nm[2] == N_X && ex[4] && nm[4] == N_X) && !(ex[2] && nm[2] == N_X && ex[5] && nm[5] == N_X) && !(ex[2] && nm[2] == N_X && ex[6] && nm[6] == N_X) && !(ex[3] && nm[3] == N_X && ex[4] && nm[4] == N_X) && !(ex[3] && nm[3] == N_X && ex[5] && nm[5] == N_X) && !(ex[3] && nm[3] == N_X && ex[6] && nm[6] == N_X) && !(ex[4] && nm[4] == N_X && ex[5] && nm[5] == N_X) && !(ex[4] && nm[4] == N_X && ex[6] && nm[6] == N_X) && !(ex[5] && nm[5] == N_X && ex[6] && nm[6] == N_X))
+/* a container the agent did not create is never removed, renamed or started */
+#define STRANGERS_UNTOUCHED ((0 >= nc || ours[0] || (ex[0] && nm[0] == N_X && !up[0])) && (1 >= nc || ours[1] || (ex[1] && nm[1] == N_X && !up[1])) && (2 >= nc || ours[2] || (ex[2] && nm[2] == N_X && !up[2])) && (3 >= nc || ours[3] || (ex[3] && nm[3] == N_X && !up[3])) && (4 >= nc || ours[4] || (ex[4] && nm[4] == N_X && !up[4])) && (5 >= nc || ours[5] || (ex[5] && nm[5] == N_X && !up[5])) && (6 >= nc || ours[6] || (ex[6] && nm[6] == N_X && !up[6])))
+/* the prior container is never removed before the new one is recorded */
+#define PRIOR_KEPT (!(st == P_REPLACING && hasPrior && pcid != NONE && !ex[pcid]) || cid != NONE)
+ltl safety { [] (ONE_NAMED_X && STRANGERS_UNTOUCHED && PRIOR_KEPT) }

@@ -240,7 +240,31 @@ final class PromelaModel {
                 }
 
                 """);
-        return finalCheck(m.toString());
+        return finalCheck(m.toString()) + ltl();
+    }
+
+    /**
+     * The properties that must hold in EVERY state of every run (the assertions check at chosen
+     * points), as one LTL safety formula; pan checks it as a never claim.
+     */
+    private static String ltl() {
+        // no two slots both named dogama-X (spin's LTL parser has no conditional expressions to count with)
+        StringJoiner named = new StringJoiner(" && ", "(", ")");
+        StringJoiner strangers = new StringJoiner(" && ", "(", ")");
+        for (int s = 0; s < MAX_CONTAINERS; s++) {
+            for (int t = s + 1; t < MAX_CONTAINERS; t++) {
+                named.add("!(ex[" + s + "] && nm[" + s + "] == N_X && ex[" + t + "] && nm[" + t + "] == N_X)");
+            }
+            strangers.add("(" + s + " >= nc || ours[" + s + "] || (ex[" + s + "] && nm[" + s + "] == N_X && !up["
+                    + s + "]))");
+        }
+        return "/* never two containers named dogama-X */\n"
+                + "#define ONE_NAMED_X " + named + "\n"
+                + "/* a container the agent did not create is never removed, renamed or started */\n"
+                + "#define STRANGERS_UNTOUCHED " + strangers + "\n"
+                + "/* the prior container is never removed before the new one is recorded */\n"
+                + "#define PRIOR_KEPT (!(st == P_REPLACING && hasPrior && pcid != NONE && !ex[pcid]) || cid != NONE)\n"
+                + "ltl safety { [] (ONE_NAMED_X && STRANGERS_UNTOUCHED && PRIOR_KEPT) }\n";
     }
 
     /** Replaces the init with one that runs a last recovery and checks the end state. */
