@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -28,6 +29,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import net.openhft.chronicle.hash.ChronicleHashCorruption;
@@ -175,12 +177,18 @@ public final class ChronicleRegistry implements Registry {
         Path keyFile = dir.resolve(KEY_FILE);
         Path cleanFile = dir.resolve(CLEAN_FILE);
         RecordMac mac;
+        ChronicleMap<String, byte[]> map;
+        String how;
         if (Files.exists(mapFile, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
                 throw new RegistryException("key missing while records exist: " + KEY_FILE + " is absent but "
                         + MAP_FILE + " exists; restore the key, the registry is never re-created over existing records");
             }
             mac = new RecordMac(KeyFile.load(keyFile));
+            checkMapFile(mapFile);
+            boolean clean = Files.exists(cleanFile, LinkOption.NOFOLLOW_LINKS);
+            map = openMap(mapFile, maxInstances, !clean);
+            how = clean ? "" : " after recovery";
         } else {
             byte[] key;
             if (Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
@@ -191,11 +199,9 @@ public final class ChronicleRegistry implements Registry {
                 LOG.log(Level.INFO, "registry: generated a new registry key");
             }
             mac = new RecordMac(key);
-            createNew(dir, maxInstances, mac);
+            map = createNew(dir, maxInstances, mac);
+            how = " (new)";
         }
-        checkMapFile(mapFile);
-        boolean clean = Files.exists(cleanFile, LinkOption.NOFOLLOW_LINKS);
-        ChronicleMap<String, byte[]> map = openMap(mapFile, maxInstances, !clean);
         try {
             verifyMap(map, mac);
             // From here on a crash must lead to recovery at the next start.
@@ -208,8 +214,7 @@ public final class ChronicleRegistry implements Registry {
             throw new RegistryException("cannot open the registry", e);
         }
         ChronicleRegistry registry = new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock);
-        LOG.log(Level.INFO, "registry: opened with " + registry.instances.get() + " instance(s)"
-                + (clean ? "" : " after recovery"));
+        LOG.log(Level.INFO, "registry: opened with " + registry.instances.get() + " instance(s)" + how);
         return registry;
     }
 
@@ -226,28 +231,60 @@ public final class ChronicleRegistry implements Registry {
         }
     }
 
+    /** The steps of {@link #createNew}, named for the crash tests' seam. */
+    enum CreationStep {
+        /** The map is laid out in the temporary file. */
+        LAID_OUT,
+        /** The sentinel is written (to the mapping). */
+        SENTINEL_WRITTEN,
+        /** The temporary file is forced to disk. */
+        FORCED,
+        /** The temporary file is renamed to the map file's name and the directory forced. */
+        RENAMED
+    }
+
     /**
-     * Creates the map under a temporary name, writes the sentinel, closes it cleanly and only then renames
-     * it into place: a crash at any point leaves no half-made registry that a later start would take for
-     * a real one.
+     * Test seam: called after each {@link CreationStep} (the crash tests halt the JVM there). The agent never
+     * sets it.
      */
-    private static void createNew(Path dir, int maxInstances, RecordMac mac) throws RegistryException {
+    static volatile Consumer<CreationStep> afterCreationStep = step -> {
+    };
+
+    /**
+     * Creates the map under a temporary name, writes the sentinel, forces the file and only then renames it
+     * into place, and returns it open: a crash at any point leaves either no {@value #MAP_FILE} (the
+     * temporary file is never taken for a registry and is replaced at the next start) or a complete one
+     * with its sentinel on disk. The map stays open across the rename (the mapping and Chronicle's channel
+     * follow the file, not its name), so a new registry is laid out and opened once, not created, closed
+     * and opened again. It is open without a clean marker from the start, like any opened registry: a crash
+     * from here on leads to recovery at the next start.
+     */
+    private static ChronicleMap<String, byte[]> createNew(Path dir, int maxInstances, RecordMac mac)
+            throws RegistryException {
         Path tmp = dir.resolve(MAP_FILE + ".tmp");
+        ChronicleMap<String, byte[]> fresh = null;
         try {
             Files.deleteIfExists(tmp);
             // Created here with mode 0600: Chronicle lays a new map out in an existing empty file, and a file
             // it created itself would get the umask's mode.
             PrivateFiles.createEmpty(tmp);
-            ChronicleMap<String, byte[]> fresh = builder(maxInstances).createPersistedTo(tmp.toFile());
-            try {
-                fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
-            } finally {
-                fresh.close();
+            fresh = builder(maxInstances).createPersistedTo(tmp.toFile());
+            afterCreationStep.accept(CreationStep.LAID_OUT);
+            fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
+            afterCreationStep.accept(CreationStep.SENTINEL_WRITTEN);
+            // fsync writes back the pages dirtied through Chronicle's shared mapping of the same file.
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ch.force(true);
             }
-            Fsync.touch(dir.resolve(CLEAN_FILE));
+            afterCreationStep.accept(CreationStep.FORCED);
             Files.move(tmp, dir.resolve(MAP_FILE), StandardCopyOption.ATOMIC_MOVE);
             Fsync.directory(dir);
+            afterCreationStep.accept(CreationStep.RENAMED);
+            return fresh;
         } catch (IOException | RuntimeException e) {
+            if (fresh != null) {
+                fresh.close();
+            }
             throw new RegistryException("cannot create " + MAP_FILE, e);
         }
     }

@@ -12,9 +12,14 @@ import java.util.List;
  * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
  * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
  * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record (unless there),
- * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}.
+ * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code create-crash DIR
+ * STEP}: creates a new registry and halts the JVM (as {@code kill -9} would end it) right after the
+ * {@link ChronicleRegistry.CreationStep} {@code STEP}, with status {@value #HALTED}.
  */
 final class ForkedRegistryMain {
+    /** Exit status of a JVM halted by {@code create-crash}. */
+    static final int HALTED = 86;
+
     private ForkedRegistryMain() {
     }
 
@@ -79,6 +84,18 @@ final class ForkedRegistryMain {
                     }
                 }
                 out.println("closed");
+                out.flush();
+            }
+            case "create-crash" -> {
+                ChronicleRegistry.CreationStep at = ChronicleRegistry.CreationStep.valueOf(args[2]);
+                ChronicleRegistry.afterCreationStep = step -> {
+                    if (step == at) {
+                        out.flush();
+                        Runtime.getRuntime().halt(HALTED);
+                    }
+                };
+                Registry.open(dir, 10).close();
+                out.println("not halted");
                 out.flush();
             }
             default -> throw new IllegalArgumentException("unknown mode");
