@@ -33,7 +33,7 @@ final class ServerFixture implements AutoCloseable {
         Files.writeString(secret, secretFileContent, StandardCharsets.US_ASCII);
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("r--------"));
         Authenticator auth = Authenticator.create(SecretFile.load(secret), clock, nonces);
-        this.server = AgentServer.create(auth, limits);
+        this.server = AgentServer.create(auth, limits, Accounting.metricsOnly(io.dogama.agent.metrics.Metrics.create()));
         this.port = server.start(ops);
     }
 
