@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.RegistryException;
 import java.lang.System.Logger.Level;
@@ -25,9 +26,19 @@ final class Reconciler {
     private static final System.Logger LOG = System.getLogger(Reconciler.class.getName());
 
     private final Operations ops;
+    private final Reconciliations listener;
 
-    Reconciler(Operations ops) {
+    Reconciler(Operations ops, Reconciliations listener) {
         this.ops = ops;
+        this.listener = listener;
+    }
+
+    private void tell(String id, Reconciliations.Action action) {
+        try {
+            listener.reconciled(id, action);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "lifecycle: the reconciliation listener failed", e);
+        }
     }
 
     void run() throws RegistryException {
@@ -36,8 +47,10 @@ final class Reconciler {
         for (Lookup l : ops.env().registry.all()) {
             records++;
             switch (l) {
-                case Lookup.Tampered t -> LOG.log(Level.WARNING,
-                        "lifecycle: a registry record fails authentication; left for an operator");
+                case Lookup.Tampered t -> {
+                    LOG.log(Level.WARNING, "lifecycle: a registry record fails authentication; left for an operator");
+                    tell(t.instanceId(), Reconciliations.Action.RECORD_TAMPERED);
+                }
                 case Lookup.Absent a -> {
                 }
                 case Lookup.Found f -> {
@@ -61,15 +74,26 @@ final class Reconciler {
                 drift(t);
                 return false;
             }
-            switch (go.step()) {
-                case CREATE_UNDO_REMOVE -> ops.creates().undo(t, Optional.empty(), go.search());
-                case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW -> ops.replaces().rollback(t, new Replaces.Attempt());
-                case DELETE_REMOVE_CONTAINER -> ops.deletes().reconcile(t);
+            Reconciliations.Action done = switch (go.step()) {
+                case CREATE_UNDO_REMOVE -> {
+                    ops.creates().undo(t, Optional.empty(), go.search());
+                    yield Reconciliations.Action.CREATE_UNDONE;
+                }
+                case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW -> {
+                    ops.replaces().rollback(t, new Replaces.Attempt());
+                    yield Reconciliations.Action.REPLACE_ROLLED_BACK;
+                }
+                case DELETE_REMOVE_CONTAINER -> {
+                    ops.deletes().reconcile(t);
+                    yield Reconciliations.Action.DELETE_FINISHED;
+                }
                 default -> throw new IllegalStateException("lifecycle: recovery cannot start at " + go.step());
-            }
+            };
             LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
+            tell(id, done);
         } catch (Abort | DockerException | RegistryException | RuntimeException e) {
             Problems.log("reconciliation of " + id + " (left as it is until the next start)", e);
+            tell(id, Reconciliations.Action.LEFT_UNRESOLVED);
         }
         return true;
     }
@@ -82,12 +106,18 @@ final class Reconciler {
                 if (running != expected) {
                     LOG.log(Level.INFO, "lifecycle: {0} is {1} but its container is {2}", t.id(), t.state(),
                             m.info().state().status());
+                    tell(t.id(), Reconciliations.Action.STATE_DRIFT);
                 }
             }
-            case Env.Missing m -> LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing",
-                    t.id());
-            case Env.Mismatch m -> LOG.log(Level.WARNING,
-                    "lifecycle: {0}: the container under its registered ID is not ours; not touched", t.id());
+            case Env.Missing m -> {
+                LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing", t.id());
+                tell(t.id(), Reconciliations.Action.CONTAINER_MISSING);
+            }
+            case Env.Mismatch m -> {
+                LOG.log(Level.WARNING, "lifecycle: {0}: the container under its registered ID is not ours; not touched",
+                        t.id());
+                tell(t.id(), Reconciliations.Action.CONTAINER_NOT_OURS);
+            }
         }
     }
 }
