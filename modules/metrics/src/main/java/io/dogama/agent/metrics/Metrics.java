@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  */
 public final class Metrics {
     /** The media type of {@link #scrape()}. */
-    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4";
     /** Latency buckets in seconds, from a fast registry read to a slow image pull. */
     public static final double[] LATENCY_BUCKETS = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
 

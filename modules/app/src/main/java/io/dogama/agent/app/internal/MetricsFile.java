@@ -35,10 +35,11 @@ final class MetricsFile implements AutoCloseable {
                 r -> Thread.ofPlatform().name("dogama-metrics-file").daemon(true).unstarted(r));
     }
 
-    /** Writes the file now and then every {@link #INTERVAL}. */
+    /** Writes the file now (before the agent listens, so it exists once the agent is up), then every {@link #INTERVAL}. */
     static MetricsFile start(Path file, Metrics metrics) {
         MetricsFile m = new MetricsFile(file, metrics);
-        m.timer.scheduleWithFixedDelay(m::writeQuietly, 0, INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        m.writeQuietly();
+        m.timer.scheduleWithFixedDelay(m::writeQuietly, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         return m;
     }
 
