@@ -115,9 +115,9 @@ class AuditE2ETest {
         assertTrue(ok.out().startsWith("audit: intact: "), ok::toString);
 
         for (String expected : List.of(
-                "\"kind\":\"begin\",\"route\":\"POST /v1/instances\"",
+                "\"kind\":\"begin\",\"route\":\"POST /v1/instances\",\"outcome\":\"admitted\"",
                 "\"kind\":\"end\",\"route\":\"POST /v1/instances\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\","
-                        + "\"status\":201,\"revisionAfter\":1,\"planDigest\":\"" + plan.digest() + "\"",
+                        + "\"status\":201,\"revisionAfter\":0,\"planDigest\":\"" + plan.digest() + "\"",
                 "\"route\":\"POST /v1/instances/{id}/start\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
                 "\"route\":\"POST /v1/instances/{id}/stop\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
                 "\"route\":\"POST /v1/instances/{id}/restart\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
@@ -148,12 +148,12 @@ class AuditE2ETest {
 
         Path changed = copy("changed");
         List<String> c = new ArrayList<>(lines);
-        c.set(4, c.get(4).replace("\"outcome\":\"ok\"", "\"outcome\":\"invalid_transition\""));
-        assertTrue(!c.get(4).equals(lines.get(4)), "line 5 has an outcome to change: " + lines.get(4));
+        c.set(5, c.get(5).replace("\"outcome\":\"ok\"", "\"outcome\":\"invalid_transition\""));
+        assertTrue(!c.get(5).equals(lines.get(5)), "line 6 has an outcome to change: " + lines.get(5));
         Files.write(changed.resolve(first.getFileName()), c);
         Run r = verifyCopy(changed);
         assertEquals(1, r.exit(), r::toString);
-        assertEquals("audit: BROKEN at " + changed.resolve(first.getFileName()) + ":5: seq 5: its MAC does not match: "
+        assertEquals("audit: BROKEN at " + changed.resolve(first.getFileName()) + ":6: seq 6: its MAC does not match: "
                 + "the line was changed, or inserted in place of the original", r.out());
 
         Path removed = copy("removed");

@@ -82,7 +82,9 @@ final class Accountant {
         if (audit == null) {
             return true;
         }
-        AuditEvent e = build(AuditEvent.builder(AuditEvent.Kind.BEGIN, route(route)).instanceId(id).peer(peer(peer)));
+        // "admitted": authenticated and about to act; the end line says how it ended.
+        AuditEvent e = build(AuditEvent.builder(AuditEvent.Kind.BEGIN, route(route)).instanceId(id).outcome("admitted")
+                .peer(peer(peer)));
         if (e != null && audit.record(e)) {
             return true;
         }
