@@ -7,6 +7,10 @@ module io.dogama.agent.app {
     requires io.dogama.agent.docker;
     requires io.dogama.agent.lifecycle;
     requires io.dogama.agent.http;
+    requires io.dogama.agent.audit;
+    requires io.dogama.agent.metrics;
+    // heap and thread gauges (MemoryMXBean, ThreadMXBean)
+    requires java.management;
     // the self-check's jackson-jr record round trip
     requires com.fasterxml.jackson.jr.ob;
 

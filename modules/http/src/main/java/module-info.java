@@ -3,6 +3,9 @@ module io.dogama.agent.http {
     requires io.dogama.agent.core;
     requires transitive io.dogama.agent.auth;
     requires transitive io.dogama.agent.lifecycle;
+    // Accounting's factory takes the audit log and the metrics registry
+    requires transitive io.dogama.agent.audit;
+    requires transitive io.dogama.agent.metrics;
     requires io.helidon.webserver;
     // Helidon's request and URI types used by the gate; io.helidon.webserver does not re-export them.
     requires io.helidon.http;

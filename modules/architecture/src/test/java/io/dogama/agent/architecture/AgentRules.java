@@ -39,13 +39,17 @@ final class AgentRules {
     private static Map<String, List<String>> allowed() {
         Map<String, List<String>> m = new LinkedHashMap<>();
         m.put("core", List.of());
+        // Metrics know nothing of the agent: every module that counts gets a registry handed in (or, like
+        // docker and lifecycle, reports to an observer of its own API that app connects).
+        m.put("metrics", List.of());
+        m.put("audit", List.of("core"));
         m.put("auth", List.of("core"));
         m.put("policy", List.of("core"));
         m.put("registry", List.of("core"));
         m.put("docker", List.of("core"));
         m.put("lifecycle", List.of("core", "policy", "registry", "docker"));
-        m.put("http", List.of("core", "auth", "lifecycle"));
-        m.put("app", List.of("core", "auth", "policy", "registry", "docker", "lifecycle", "http"));
+        m.put("http", List.of("core", "auth", "lifecycle", "audit", "metrics"));
+        m.put("app", List.of("core", "auth", "policy", "registry", "docker", "lifecycle", "http", "audit", "metrics"));
         // The control plane's client: stands alone, so that it can be shipped without any of the agent.
         m.put("client", List.of());
         return m;

@@ -65,6 +65,8 @@ public final class DogamaClient implements AutoCloseable {
     public static final int DEFAULT_STOP_TIMEOUT_SECONDS = 30;
 
     private static final String JSON = "application/json";
+    /** The media type of the metrics (its parameter, {@code version=0.0.4}, is not compared). */
+    private static final String METRICS_MEDIA_TYPE = "text/plain";
 
     private final URI base;
     private final RequestSigner signer;
@@ -96,6 +98,29 @@ public final class DogamaClient implements AutoCloseable {
      */
     public Health health() {
         return call("GET", "/v1/health", null, 200, Codec::health, requestTimeout);
+    }
+
+    /**
+     * {@code GET /v1/metrics} (1.1): the agent's own metrics.
+     *
+     * @return the Prometheus text exposition (format 0.0.4), as received
+     * @throws DogamaProblemException   if the agent refuses the request
+     * @throws DogamaProtocolException  if the answer is not {@code text/plain}
+     */
+    public String metrics() {
+        RawResponse r = send("GET", "/v1/metrics", null, requestTimeout);
+        if (retryStale && r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
+                && k.problemCode() == ProblemCode.STALE_REQUEST) {
+            r = send("GET", "/v1/metrics", null, requestTimeout);
+        }
+        if (r.status() != 200) {
+            throw new DogamaProblemException("GET", "/v1/metrics", Codec.problem(r.status(), r.body()));
+        }
+        if (!mediaType(r.contentType()).equals(METRICS_MEDIA_TYPE)) {
+            throw new DogamaProtocolException("client: GET /v1/metrics answered with media type '" + r.contentType()
+                    + "'", null);
+        }
+        return r.text();
     }
 
     /**

@@ -62,7 +62,21 @@ public interface DockerEngine extends AutoCloseable {
      * @throws DockerException            on any other failure of {@code GET /version}
      */
     static DockerEngine connect(Path socket, DockerLimits limits) throws DockerException {
-        return Engines.connect(socket, limits);
+        return Engines.connect(socket, limits, DockerCallObserver.NONE);
+    }
+
+    /**
+     * As {@link #connect(Path, DockerLimits)}, telling {@code observer} about every call (the version
+     * negotiation included).
+     *
+     * @param socket   the engine's Unix socket
+     * @param limits   timeouts and sizes
+     * @param observer told about every call
+     * @return a client bound to the negotiated API version
+     * @throws DockerException as {@link #connect(Path, DockerLimits)}
+     */
+    static DockerEngine connect(Path socket, DockerLimits limits, DockerCallObserver observer) throws DockerException {
+        return Engines.connect(socket, limits, observer);
     }
 
     /**

@@ -31,12 +31,14 @@ public final class AgentServer {
      *
      * @param authenticator request authentication and replay defense
      * @param limits        listener address and limits
+     * @param accounting    the audit log and metrics every request is accounted in
      * @return a server, not yet listening
      */
-    public static AgentServer create(Authenticator authenticator, HttpLimits limits) {
+    public static AgentServer create(Authenticator authenticator, HttpLimits limits, Accounting accounting) {
         Objects.requireNonNull(authenticator, "authenticator");
         Objects.requireNonNull(limits, "limits");
-        return new AgentServer(Listener.create(authenticator, limits), limits);
+        Objects.requireNonNull(accounting, "accounting");
+        return new AgentServer(Listener.create(authenticator, limits, accounting.audit(), accounting.metrics()), limits);
     }
 
     /**

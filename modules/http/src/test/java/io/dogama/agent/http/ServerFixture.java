@@ -26,6 +26,12 @@ final class ServerFixture implements AutoCloseable {
 
     private ServerFixture(Clock clock, NonceStore nonces, String secretFileContent, HttpLimits limits, Path dir)
             throws Exception {
+        this(clock, nonces, secretFileContent, limits, dir,
+                Accounting.metricsOnly(io.dogama.agent.metrics.Metrics.create()));
+    }
+
+    private ServerFixture(Clock clock, NonceStore nonces, String secretFileContent, HttpLimits limits, Path dir,
+            Accounting accounting) throws Exception {
         this.clock = clock;
         this.nonces = nonces;
         this.secretLine = secretFileContent.split("\n")[0];
@@ -33,13 +39,19 @@ final class ServerFixture implements AutoCloseable {
         Files.writeString(secret, secretFileContent, StandardCharsets.US_ASCII);
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("r--------"));
         Authenticator auth = Authenticator.create(SecretFile.load(secret), clock, nonces);
-        this.server = AgentServer.create(auth, limits);
+        this.server = AgentServer.create(auth, limits, accounting);
         this.port = server.start(ops);
     }
 
     static ServerFixture start(Path dir) throws Exception {
         TestClock clock = new TestClock(VECTOR_TIME);
         return new ServerFixture(clock, NonceStore.inMemory(1000, clock), Signing.SECRET_LINE, limits(), dir);
+    }
+
+    /** A server that accounts in {@code accounting} (an audit log, a metrics registry). */
+    static ServerFixture start(Path dir, Accounting accounting) throws Exception {
+        TestClock clock = new TestClock(VECTOR_TIME);
+        return new ServerFixture(clock, NonceStore.inMemory(1000, clock), Signing.SECRET_LINE, limits(), dir, accounting);
     }
 
     static ServerFixture start(Path dir, Clock clock, NonceStore nonces, String secretFileContent, HttpLimits limits)

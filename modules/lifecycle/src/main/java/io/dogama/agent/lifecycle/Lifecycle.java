@@ -40,7 +40,23 @@ public final class Lifecycle {
      */
     public static AgentOperations start(DockerEngine docker, Registry registry, PlanPolicy policy)
             throws LifecycleException {
-        return Agents.start(docker, registry, policy);
+        return Agents.start(docker, registry, policy, Reconciliations.NONE);
+    }
+
+    /**
+     * As {@link #start(DockerEngine, Registry, PlanPolicy)}, telling {@code listener} what the
+     * reconciliation did to each record (the agent writes it to its audit log).
+     *
+     * @param docker   the engine client; the caller keeps ownership (and closes it)
+     * @param registry the open registry; the caller keeps ownership (and closes it)
+     * @param policy   the validator
+     * @param listener told each reconciliation action
+     * @return the operations
+     * @throws LifecycleException as {@link #start(DockerEngine, Registry, PlanPolicy)}
+     */
+    public static AgentOperations start(DockerEngine docker, Registry registry, PlanPolicy policy,
+            Reconciliations listener) throws LifecycleException {
+        return Agents.start(docker, registry, policy, listener);
     }
 
     /**

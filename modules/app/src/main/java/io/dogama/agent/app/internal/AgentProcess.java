@@ -1,5 +1,7 @@
 package io.dogama.agent.app.internal;
 
+import io.dogama.agent.audit.AuditException;
+import io.dogama.agent.audit.AuditLog;
 import io.dogama.agent.auth.AuthException;
 import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.auth.NonceStore;
@@ -7,12 +9,15 @@ import io.dogama.agent.auth.SecretFile;
 import io.dogama.agent.auth.Secrets;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerLimits;
+import io.dogama.agent.http.Accounting;
 import io.dogama.agent.http.AgentServer;
 import io.dogama.agent.http.HttpException;
 import io.dogama.agent.http.HttpLimits;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.lifecycle.Lifecycle;
 import io.dogama.agent.lifecycle.LifecycleException;
+import io.dogama.agent.metrics.Metrics;
 import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.Catalog;
 import io.dogama.agent.policy.PlanPolicy;
@@ -31,6 +36,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One running agent: every part opened in dependency order, and closed in reverse order on
@@ -65,28 +71,38 @@ final class AgentProcess implements AutoCloseable {
             t = timings.took("secret", t);
             Catalog catalog = Catalog.embedded();
             t = timings.took("catalog", t);
-            DockerEngine docker = remember(DockerEngine.connect(config.dockerSocket()));
+            Metrics metrics = Metrics.create();
+            DockerEngine docker = remember(DockerEngine.connect(config.dockerSocket(), DockerLimits.DEFAULTS,
+                    Instruments.docker(metrics)));
             t = timings.took("docker", t);
             PlanPolicy policy = PlanPolicy.create(config, catalog);
             NonceStore nonces = remember(NonceStore.persistent(config.dataDir(), NonceStore.DEFAULT_CAPACITY, clock));
             Authenticator authenticator = Authenticator.create(secrets, clock, nonces);
             t = timings.took("auth", t);
+            // Opened before the server and so closed after it: every request's line is written before it closes.
+            AuditLog audit = remember(AuditLog.open(config.audit().dir(), config.audit().maxFileBytes(),
+                    config.dataDir().resolve(AuditLog.KEY_FILE_NAME), clock));
+            t = timings.took("audit", t);
             // Built (not bound) while the registry opens; its watchdog thread is stopped on any failure.
             server = AgentServer.create(authenticator,
-                    HttpLimits.defaults(config.listen().host(), config.listen().port()));
+                    HttpLimits.defaults(config.listen().host(), config.listen().port()), Accounting.of(audit, metrics));
             opened.push(server::stop);
             t = timings.took("http", t);
             Registry registry = remember(await(registryOpen, opener));
             t = System.nanoTime();
-            AgentOperations ops = Lifecycle.start(docker, registry, policy);
+            AgentOperations ops = Lifecycle.start(docker, registry, policy, new ReconcileAudit(audit));
             t = timings.took("reconcile", t);
+            Instruments.register(metrics, new AtomicReference<>(ops), registry, nonces, NonceStore.DEFAULT_CAPACITY, audit);
+            if (config.metricsFile().isPresent()) {
+                remember(MetricsFile.start(config.metricsFile().get(), metrics));
+            }
             port = server.start(ops);
             listenAddress = new InetSocketAddress(InetAddress.ofLiteral(config.listen().host()), port);
             timings.took("listen", t);
             LOG.log(System.Logger.Level.INFO, "app: agent started in {0} ms ({1}): {2} template(s), {3} secret(s), {4}",
                     String.valueOf(timings.sinceStart()), timings, catalog.templates().size(), secrets.count(), Summary.of(config));
         } catch (AuthException | PolicyException | DockerException | RegistryException | LifecycleException
-                | HttpException e) {
+                | HttpException | AuditException e) {
             closeAfterFailure(registryOpen, opener);
             throw new StartupException(e.getMessage(), e);
         } catch (RuntimeException | Error e) {
@@ -224,7 +240,8 @@ final class AgentProcess implements AutoCloseable {
             return "listen=" + c.listen().host() + ":" + c.listen().port() + " dataDir=" + c.dataDir()
                     + " roots=" + c.allowedRoots().keySet() + " networks=" + c.networks() + " hostIps=" + c.hostIps()
                     + " hostPorts=" + c.hostPorts().min() + "-" + c.hostPorts().max() + " maxInstances="
-                    + c.limits().instances() + " allowRootUser=" + c.allowRootUser();
+                    + c.limits().instances() + " allowRootUser=" + c.allowRootUser() + " audit=" + c.audit().dir()
+                    + " metricsFile=" + c.metricsFile().map(Path::toString).orElse("-");
         }
     }
 }

@@ -72,6 +72,9 @@ public final class Launcher {
             err.println("usage: dogama-agent digest PLAN.json");
             return USAGE;
         }
+        if (!a.isEmpty() && a.get(0).equals("audit")) {
+            return AuditCommand.run(a.subList(1, a.size()), env, out, err);
+        }
         if (a.equals(List.of("catalog"))) {
             return CatalogCommand.run(out, err);
         }
@@ -82,7 +85,8 @@ public final class Launcher {
             return serve(Path.of(env.get(CONFIG_ENV)), err);
         }
         err.println("usage: dogama-agent --version | --self-check | [health] --config FILE (or " + CONFIG_ENV + ")"
-                + " | validate --config FILE PLAN.json | digest PLAN.json | catalog");
+                + " | validate --config FILE PLAN.json | digest PLAN.json | catalog"
+                + " | audit verify [--config FILE | --key KEYFILE] [DIR] | audit tail [--config FILE | --dir DIR] [N]");
         return USAGE;
     }
 

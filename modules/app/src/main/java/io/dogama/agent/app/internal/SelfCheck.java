@@ -8,7 +8,9 @@ import io.dogama.agent.auth.SecretFile;
 import io.dogama.agent.auth.Secrets;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.http.Accounting;
 import io.dogama.agent.http.AgentServer;
+import io.dogama.agent.metrics.Metrics;
 import io.dogama.agent.http.HttpLimits;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.lifecycle.Lifecycle;
@@ -154,7 +156,7 @@ final class SelfCheck {
                 NonceStore nonces = NonceStore.inMemory(16, clock)) {
             AgentOperations ops = Lifecycle.start(docker, registry, PlanPolicy.create(config, Catalog.embedded()));
             AgentServer server = AgentServer.create(Authenticator.create(secrets, clock, nonces),
-                    HttpLimits.defaults("127.0.0.1", 0));
+                    HttpLimits.defaults("127.0.0.1", 0), Accounting.metricsOnly(Metrics.create()));
             int port = server.start(ops);
             try {
                 RequestSigner signer = RequestSigner.create(secrets, clock);

@@ -1,5 +1,6 @@
 package io.dogama.agent.docker.internal;
 
+import io.dogama.agent.docker.DockerCallObserver;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerLimits;
@@ -27,13 +28,16 @@ public final class Engines {
      *
      * @param socket the engine socket
      * @param limits the limits
+     * @param observer told about every call
      * @return the client
      * @throws DockerException as {@link DockerEngine#connect(Path, DockerLimits)} documents
      */
-    public static DockerEngine connect(Path socket, DockerLimits limits) throws DockerException {
+    public static DockerEngine connect(Path socket, DockerLimits limits, DockerCallObserver observer)
+            throws DockerException {
         Objects.requireNonNull(socket, "socket");
         Objects.requireNonNull(limits, "limits");
-        HttpTransport http = new HttpTransport(socket, limits);
+        Objects.requireNonNull(observer, "observer");
+        HttpTransport http = new HttpTransport(socket, limits, observer);
         try {
             // The one unversioned request: it tells which version to put in every other path.
             HttpTransport.Response r = http.exchange(Request.get(Target.unversioned().path("version")),

@@ -1,6 +1,7 @@
 package io.dogama.agent.docker.internal;
 
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerCallObserver;
 import io.dogama.agent.docker.DockerLimits;
 import io.dogama.agent.docker.DockerUnavailableException;
 import java.io.IOException;
@@ -32,10 +33,16 @@ final class HttpTransport implements AutoCloseable {
 
     private final DockerLimits limits;
     private final ConnectionPool pool;
+    private final DockerCallObserver observer;
 
     HttpTransport(Path socket, DockerLimits limits) {
+        this(socket, limits, DockerCallObserver.NONE);
+    }
+
+    HttpTransport(Path socket, DockerLimits limits, DockerCallObserver observer) {
         this.limits = limits;
         this.pool = new ConnectionPool(socket, limits);
+        this.observer = observer;
     }
 
     DockerLimits limits() {
@@ -58,6 +65,25 @@ final class HttpTransport implements AutoCloseable {
      * may have reached the engine is never sent twice.
      */
     <T> T exchange(Request req, Deadline deadline, Duration silence, BodyHandler<T> handler) throws DockerException {
+        // The one place every engine call passes: timed here for the metrics, once per call (retries included).
+        long start = System.nanoTime();
+        int[] status = {-1};
+        try {
+            return send(req, deadline, silence, (s, body) -> {
+                status[0] = s;
+                return handler.handle(s, body);
+            });
+        } finally {
+            String outcome = status[0] < 0 ? "failed" : status[0] < 400 ? "ok" : "error";
+            try {
+                observer.observed(req.operation(), outcome, System.nanoTime() - start);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "docker: the call observer failed");
+            }
+        }
+    }
+
+    private <T> T send(Request req, Deadline deadline, Duration silence, BodyHandler<T> handler) throws DockerException {
         byte[] bytes = req.encode();
         for (int attempt = 0; ; attempt++) {
             Connection c = pool.acquire(deadline);

@@ -9,9 +9,10 @@ import java.util.Objects;
  *
  * @param method HTTP method
  * @param target request target from {@link Target}
- * @param body   JSON body, or null
+ * @param body      JSON body, or null
+ * @param operation what the request does, for the metrics: method and path shape, never a reference
  */
-record Request(Method method, String target, byte[] body) {
+record Request(Method method, String target, byte[] body, String operation) {
     /** Value of the Host header: the engine ignores it, HTTP/1.1 requires it. */
     static final String HOST = "docker";
     static final String USER_AGENT = "dogama-agent";
@@ -26,8 +27,13 @@ record Request(Method method, String target, byte[] body) {
         DELETE
     }
 
+    Request(Method method, String target, byte[] body) {
+        this(method, target, body, method.name());
+    }
+
     Request {
         Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(target, "target");
         for (int i = 0; i < target.length(); i++) {
             char ch = target.charAt(i);
@@ -42,19 +48,19 @@ record Request(Method method, String target, byte[] body) {
     }
 
     static Request get(Target t) {
-        return new Request(Method.GET, t.build(), null);
+        return new Request(Method.GET, t.build(), null, "GET " + t.shape());
     }
 
     static Request post(Target t) {
-        return new Request(Method.POST, t.build(), null);
+        return new Request(Method.POST, t.build(), null, "POST " + t.shape());
     }
 
     static Request post(Target t, byte[] json) {
-        return new Request(Method.POST, t.build(), json);
+        return new Request(Method.POST, t.build(), json, "POST " + t.shape());
     }
 
     static Request delete(Target t) {
-        return new Request(Method.DELETE, t.build(), null);
+        return new Request(Method.DELETE, t.build(), null, "DELETE " + t.shape());
     }
 
     /** A GET changes nothing, so it may be sent again on a fresh connection. */

@@ -12,6 +12,8 @@ final class Target {
     private static final Pattern WORD = Pattern.compile("^[a-z_]{1,32}$");
     private static final Pattern QUERY_NAME = Pattern.compile("^[a-zA-Z-]{1,32}$");
     private final StringBuilder sb;
+    /** The same path with every reference replaced by its kind: the operation's name in the metrics. */
+    private final StringBuilder shape = new StringBuilder(48);
     private boolean query;
 
     private Target(String prefix) {
@@ -33,23 +35,27 @@ final class Target {
                 throw new IllegalArgumentException("docker: bad path word constant");
             }
             sb.append('/').append(w);
+            shape.append('/').append(w);
         }
         return this;
     }
 
     Target container(String idOrName) {
         sb.append('/').append(Refs.container(idOrName));
+        shape.append("/{container}");
         return this;
     }
 
     Target network(String name) {
         sb.append('/').append(Refs.network(name));
+        shape.append("/{network}");
         return this;
     }
 
     /** Image references keep their slashes: the engine routes {@code /images/{name:.*}/json}. */
     Target image(String ref) {
         sb.append('/').append(Refs.image(ref));
+        shape.append("/{image}");
         return this;
     }
 
@@ -68,6 +74,11 @@ final class Target {
 
     Target query(String name, boolean value) {
         return query(name, Boolean.toString(value));
+    }
+
+    /** @return the path without version, references or query, e.g. {@code /containers/{container}/start} */
+    String shape() {
+        return shape.toString();
     }
 
     String build() {

@@ -2,31 +2,49 @@ package io.dogama.agent.http.internal;
 
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Violation;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.lifecycle.Created;
+import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.metrics.Metrics;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** Calls the operation a route names and turns its {@link Outcome} into a reply. */
+/** Calls the operation a route names and turns its {@link Outcome} into a reply and the facts the audit log records. */
 final class Dispatcher {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
     private final Supplier<AgentOperations> operations;
+    private final Metrics metrics;
 
-    /** @param operations the operations, present from the moment the listener accepts connections */
-    Dispatcher(Supplier<AgentOperations> operations) {
+    /**
+     * @param operations the operations, present from the moment the listener accepts connections
+     * @param metrics    the registry {@code GET /v1/metrics} serves
+     */
+    Dispatcher(Supplier<AgentOperations> operations, Metrics metrics) {
         this.operations = operations;
+        this.metrics = metrics;
+    }
+
+    /**
+     * A reply and what it means.
+     *
+     * @param reply  the reply
+     * @param result the facts for the audit line
+     */
+    record Dispatched(Reply reply, Accountant.Result result) {
     }
 
     /**
      * @param endpoint the matched operation
      * @param id       the instance ID from the path, or null
      * @param body     the request body, already checked against the route's body rule and media type
-     * @return the reply
+     * @return the reply and its facts
      */
-    Reply dispatch(RouteTable.Endpoint endpoint, String id, byte[] body) {
+    Dispatched dispatch(RouteTable.Endpoint endpoint, String id, byte[] body) {
         AgentOperations ops = operations.get();
         return switch (endpoint) {
             case HEALTH -> reply(ops.health(), 200, h -> Map.of("status", "ok"));
@@ -41,47 +59,75 @@ final class Dispatcher {
             };
             case LIST -> reply(ops.list(), 200, Json::instances);
             case CREATE -> created(ops.create(body));
-            case REPLACE -> reply(ops.replace(id, body), 200, Json::instance);
+            // A replace that succeeded went from revision n to n+1 (SPEC section 2).
+            case REPLACE -> instance(ops.replace(id, body), 1);
             case INSPECT -> reply(ops.inspect(id), 200, Json::instance);
             case DELETE -> switch (ops.delete(id)) {
-                case Outcome.Ok<AgentOperations.Deleted> ok -> Reply.noContent();
+                case Outcome.Ok<AgentOperations.Deleted> ok ->
+                        new Dispatched(Reply.noContent(), new Accountant.Result(null, id, -1, -1, null, List.of()));
                 case Outcome.Failed<AgentOperations.Deleted> failed -> failure(failed);
             };
             case STATS -> reply(ops.stats(id), 200, Json::stats);
-            case START -> reply(ops.start(id), 200, Json::instance);
+            case START -> instance(ops.start(id), 0);
             case STOP -> switch (Bodies.timeout(body)) {
-                case Outcome.Ok<Integer> ok -> reply(ops.stop(id, ok.value()), 200, Json::instance);
+                case Outcome.Ok<Integer> ok -> instance(ops.stop(id, ok.value()), 0);
                 case Outcome.Failed<Integer> failed -> failure(failed);
             };
             case RESTART -> switch (Bodies.timeout(body)) {
-                case Outcome.Ok<Integer> ok -> reply(ops.restart(id, ok.value()), 200, Json::instance);
+                case Outcome.Ok<Integer> ok -> instance(ops.restart(id, ok.value()), 0);
                 case Outcome.Failed<Integer> failed -> failure(failed);
             };
+            case METRICS -> new Dispatched(Reply.text(Metrics.CONTENT_TYPE,
+                    metrics.scrape().getBytes(StandardCharsets.UTF_8)), Accountant.Result.failed(null, List.of()));
         };
     }
 
-    private static Reply created(Outcome<Created> outcome) {
+    private static Dispatched created(Outcome<Created> outcome) {
         return switch (outcome) {
-            case Outcome.Ok<Created> ok -> Reply.json(ok.value().existed() ? 200 : 201, Json.instance(ok.value().instance()));
+            case Outcome.Ok<Created> ok -> {
+                InstanceView v = ok.value().instance();
+                long after = v.summary().revision();
+                yield new Dispatched(Reply.json(ok.value().existed() ? 200 : 201, Json.instance(v)),
+                        new Accountant.Result(null, v.summary().instanceId(), ok.value().existed() ? after : -1, after,
+                                v.summary().planDigest(), List.of()));
+            }
             case Outcome.Failed<Created> failed -> failure(failed);
         };
     }
 
-    private static <T> Reply reply(Outcome<T> outcome, int status, Function<T, Map<String, Object>> view) {
+    /** @param revisionStep how far the operation moved the revision when it succeeded */
+    private static Dispatched instance(Outcome<InstanceView> outcome, long revisionStep) {
+        Dispatched d = reply(outcome, 200, Json::instance);
+        if (outcome instanceof Outcome.Ok<InstanceView> ok && d.result().code() == null) {
+            InstanceView v = ok.value();
+            long after = v.summary().revision();
+            return new Dispatched(d.reply(), new Accountant.Result(null, v.summary().instanceId(), after - revisionStep,
+                    after, v.summary().planDigest(), List.of()));
+        }
+        return d;
+    }
+
+    private static <T> Dispatched reply(Outcome<T> outcome, int status, Function<T, Map<String, Object>> view) {
         return switch (outcome) {
             case Outcome.Ok<T> ok -> {
                 Map<String, Object> json = view.apply(ok.value());
                 if (json == null) {
                     LOG.log(System.Logger.Level.ERROR, "http: an operation returned a value that is not valid JSON");
-                    yield Reply.problem(ProblemCode.INTERNAL_ERROR);
+                    yield problem(ProblemCode.INTERNAL_ERROR, List.of());
                 }
-                yield Reply.json(status, json);
+                yield new Dispatched(Reply.json(status, json), Accountant.Result.failed(null, List.of()));
             }
             case Outcome.Failed<T> failed -> failure(failed);
         };
     }
 
-    private static Reply failure(Outcome.Failed<?> failed) {
-        return Reply.problem(failed.code(), failed.violations());
+    private static Dispatched failure(Outcome.Failed<?> failed) {
+        return problem(failed.code(), failed.violations());
+    }
+
+    private static Dispatched problem(ProblemCode code, List<Violation> violations) {
+        // Rule names only: a violation's field may name a caller's label or env key.
+        List<String> rules = violations.stream().map(Violation::rule).distinct().toList();
+        return new Dispatched(Reply.problem(code, violations), Accountant.Result.failed(code, rules));
     }
 }

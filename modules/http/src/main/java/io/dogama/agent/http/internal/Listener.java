@@ -1,8 +1,10 @@
 package io.dogama.agent.http.internal;
 
+import io.dogama.agent.audit.AuditLog;
 import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.http.HttpLimits;
 import io.dogama.agent.lifecycle.AgentOperations;
+import io.dogama.agent.metrics.Metrics;
 import io.helidon.http.DirectHandler;
 import io.helidon.service.registry.GlobalServiceRegistry;
 import io.helidon.service.registry.ServiceRegistryConfig;
@@ -76,9 +78,11 @@ public final class Listener {
     /**
      * @param authenticator the request authenticator
      * @param limits        listener and limits
+     * @param audit         the audit log, or null for none (tests, the self-check)
+     * @param metrics       the metrics registry
      * @return a listener, not started, with no operations bound yet
      */
-    public static Listener create(Authenticator authenticator, HttpLimits limits) {
+    public static Listener create(Authenticator authenticator, HttpLimits limits, AuditLog audit, Metrics metrics) {
         ConnectionWatchdog watchdog = new ConnectionWatchdog(limits.requestTimeout(), limits.maxConnections());
         AtomicReference<AgentOperations> operations = new AtomicReference<>();
         Dispatcher dispatcher = new Dispatcher(() -> {
@@ -88,8 +92,8 @@ public final class Listener {
                 throw new IllegalStateException("http: a request arrived before operations were bound");
             }
             return ops;
-        });
-        RequestGate gate = new RequestGate(authenticator, dispatcher, limits.maxBodyBytes(),
+        }, metrics);
+        RequestGate gate = new RequestGate(authenticator, dispatcher, new Accountant(audit, metrics), limits.maxBodyBytes(),
                 limits.maxConcurrentRequests(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
         ProblemDirectHandler problems = new ProblemDirectHandler();

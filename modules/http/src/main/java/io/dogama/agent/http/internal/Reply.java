@@ -15,8 +15,9 @@ import java.util.Objects;
  * @param body        body bytes, null for none
  * @param close       true to close the connection after the response
  * @param headers     extra headers, e.g. {@code Allow}
+ * @param code        the problem code of a problem reply, else null
  */
-record Reply(int status, String contentType, byte[] body, boolean close, Map<String, String> headers) {
+record Reply(int status, String contentType, byte[] body, boolean close, Map<String, String> headers, ProblemCode code) {
     static final String JSON = "application/json";
     static final String PROBLEM_JSON = "application/problem+json";
 
@@ -25,11 +26,16 @@ record Reply(int status, String contentType, byte[] body, boolean close, Map<Str
     }
 
     static Reply json(int status, Object value) {
-        return new Reply(status, JSON, Json.write(value), false, Map.of());
+        return new Reply(status, JSON, Json.write(value), false, Map.of(), null);
+    }
+
+    /** A 200 with a body of another media type (the metrics' text format). */
+    static Reply text(String contentType, byte[] body) {
+        return new Reply(200, contentType, body, false, Map.of(), null);
     }
 
     static Reply noContent() {
-        return new Reply(204, null, null, false, Map.of());
+        return new Reply(204, null, null, false, Map.of(), null);
     }
 
     static Reply problem(ProblemCode code) {
@@ -38,16 +44,16 @@ record Reply(int status, String contentType, byte[] body, boolean close, Map<Str
 
     static Reply problem(ProblemCode code, List<Violation> violations) {
         Objects.requireNonNull(code, "code");
-        return new Reply(code.status(), PROBLEM_JSON, Json.write(Json.problem(code, violations)), false, Map.of());
+        return new Reply(code.status(), PROBLEM_JSON, Json.write(Json.problem(code, violations)), false, Map.of(), code);
     }
 
     Reply closing() {
-        return new Reply(status, contentType, body, true, headers);
+        return new Reply(status, contentType, body, true, headers, code);
     }
 
     Reply withHeader(String name, String value) {
         Map<String, String> more = new java.util.LinkedHashMap<>(headers);
         more.put(name, value);
-        return new Reply(status, contentType, body, close, more);
+        return new Reply(status, contentType, body, close, more, code);
     }
 }

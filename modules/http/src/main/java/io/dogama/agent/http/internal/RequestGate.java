@@ -45,15 +45,17 @@ final class RequestGate implements Handler {
 
     private final Authenticator authenticator;
     private final Dispatcher dispatcher;
+    private final Accountant accountant;
     private final int maxBodyBytes;
     private final ConnectionWatchdog watchdog;
     private final Semaphore permits;
     private final AtomicBoolean previousSecretSeen = new AtomicBoolean();
 
-    RequestGate(Authenticator authenticator, Dispatcher dispatcher, int maxBodyBytes, int maxConcurrentRequests,
-            ConnectionWatchdog watchdog) {
+    RequestGate(Authenticator authenticator, Dispatcher dispatcher, Accountant accountant, int maxBodyBytes,
+            int maxConcurrentRequests, ConnectionWatchdog watchdog) {
         this.authenticator = authenticator;
         this.dispatcher = dispatcher;
+        this.accountant = accountant;
         this.maxBodyBytes = maxBodyBytes;
         this.permits = new Semaphore(maxConcurrentRequests);
         this.watchdog = watchdog;
@@ -80,6 +82,17 @@ final class RequestGate implements Handler {
     private record Body(byte[] bytes, byte[] sha256) {
     }
 
+    /** What one request turned out to be, for its accounting; filled in as it passes the gate. */
+    private static final class Facts {
+        private boolean authenticated;
+        private boolean routed;
+        private RouteTable.Route route;
+        private String id;
+        private List<String> rules = List.of();
+        /** true once a mutation wrote its own begin and end lines */
+        private boolean audited;
+    }
+
     @Override
     public void handle(ServerRequest req, ServerResponse res) {
         if (watchdog.refuseEnded(req.remotePeer().address())) {
@@ -87,8 +100,9 @@ final class RequestGate implements Handler {
             return;
         }
         Reply reply;
+        Facts facts = new Facts();
         try {
-            reply = process(req);
+            reply = process(req, facts);
         } catch (BrokenBody e) {
             LOG.log(System.Logger.Level.DEBUG, "http: request body could not be read");
             reply = Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
@@ -103,6 +117,7 @@ final class RequestGate implements Handler {
             // watchdog's timeout, and nothing the client sent after this request is ever served.
             reply = reply.closing();
         }
+        account(req, facts, reply);
         try {
             write(res, reply, "HEAD".equals(req.prologue().method().text()));
         } finally {
@@ -129,7 +144,33 @@ final class RequestGate implements Handler {
         return false;
     }
 
-    private Reply process(ServerRequest req) throws BrokenBody, TooLarge {
+    /** Counts the answer and writes a refusal's audit line; a mutation wrote its own lines already. */
+    private void account(ServerRequest req, Facts facts, Reply reply) {
+        try {
+            if (!facts.routed && reply.code() != null) {
+                // Refused before routing: the route the request aimed at, from the same table (never its raw path).
+                HttpPrologue p = req.prologue();
+                if (RouteTable.match(p.method().text(), p.uriPath().rawPath()) instanceof RouteTable.Match.Found f) {
+                    facts.route = f.route();
+                    facts.id = f.id();
+                }
+            }
+            accountant.answered(facts.route, reply.status());
+            if (reply.code() == null || facts.audited) {
+                return;
+            }
+            if (facts.authenticated) {
+                accountant.refused(facts.route, facts.id, reply.code(), facts.rules, req.remotePeer().address());
+            } else {
+                accountant.refusedUnauthenticated(facts.route, facts.id, reply.code(), req.remotePeer().address());
+            }
+        } catch (RuntimeException e) {
+            // Accounting never costs a request its answer.
+            LOG.log(System.Logger.Level.ERROR, "http: accounting a request failed", e);
+        }
+    }
+
+    private Reply process(ServerRequest req, Facts facts) throws BrokenBody, TooLarge {
         HttpPrologue prologue = req.prologue();
         ServerRequestHeaders headers = req.headers();
 
@@ -165,6 +206,7 @@ final class RequestGate implements Handler {
             return Reply.problem(rejected.code()).closing();
         }
         watchdog.authenticated(req.remotePeer().address());
+        facts.authenticated = true;
         if (decision instanceof AuthDecision.Accepted accepted && accepted.previousSecret()
                 && previousSecretSeen.compareAndSet(false, true)) {
             LOG.log(System.Logger.Level.INFO, "http: a request was signed with the previous secret; the rotation "
@@ -176,21 +218,49 @@ final class RequestGate implements Handler {
             return Reply.problem(ProblemCode.BUSY);
         }
         try {
-            return route(method, rawPath, headers, body);
+            return route(method, rawPath, headers, body, facts, req.remotePeer().address());
         } finally {
             permits.release();
         }
     }
 
-    private Reply route(String method, String rawPath, ServerRequestHeaders headers, Body body) {
+    private Reply route(String method, String rawPath, ServerRequestHeaders headers, Body body, Facts facts,
+            java.net.SocketAddress peer) {
+        facts.routed = true;
         return switch (RouteTable.match(method, rawPath)) {
             case RouteTable.Match.NotFound n -> Reply.problem(ProblemCode.NOT_FOUND);
             case RouteTable.Match.MethodNotAllowed m ->
                     Reply.problem(ProblemCode.METHOD_NOT_ALLOWED).withHeader("Allow", String.join(", ", m.allowed()));
-            case RouteTable.Match.Found f -> bodyRule(f.route(), headers, body.bytes()) instanceof Reply refused
-                    ? refused
-                    : dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+            case RouteTable.Match.Found f -> {
+                facts.route = f.route();
+                facts.id = f.id();
+                if (bodyRule(f.route(), headers, body.bytes()) instanceof Reply refused) {
+                    yield refused;
+                }
+                yield f.route().endpoint().mutating() ? mutate(f, body, facts, peer) : read(f, body, facts);
+            }
         };
+    }
+
+    private Reply read(RouteTable.Match.Found f, Body body, Facts facts) {
+        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+        facts.rules = d.result().rules();
+        return d.reply();
+    }
+
+    /**
+     * A mutation runs only once its begin line is on disk (else 503 {@code busy}, and nothing is done),
+     * and is answered only after its end line was written (SPEC section 14): no mutation is unaudited.
+     */
+    private Reply mutate(RouteTable.Match.Found f, Body body, Facts facts, java.net.SocketAddress peer) {
+        if (!accountant.begin(f.route(), f.id(), peer)) {
+            return Reply.problem(ProblemCode.BUSY);
+        }
+        long start = System.nanoTime();
+        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+        accountant.end(f.route(), f.id(), d.result(), d.reply().status(), System.nanoTime() - start, peer);
+        facts.audited = true;
+        return d.reply();
     }
 
     /** @return a refusal, or null when the body fits the route */

@@ -25,7 +25,19 @@ final class RouteTable {
 
     /** Every operation of SPEC section 2. */
     enum Endpoint {
-        HEALTH, CHECK_DISK, CHECK_PORTS, LIST, CREATE, REPLACE, INSPECT, DELETE, STATS, START, STOP, RESTART
+        HEALTH(false), CHECK_DISK(false), CHECK_PORTS(false), LIST(false), CREATE(true), REPLACE(true), INSPECT(false),
+        DELETE(true), STATS(false), START(true), STOP(true), RESTART(true), METRICS(false);
+
+        private final boolean mutating;
+
+        Endpoint(boolean mutating) {
+            this.mutating = mutating;
+        }
+
+        /** @return true if it changes an instance: audited durably before and after (SPEC section 14) */
+        boolean mutating() {
+            return mutating;
+        }
     }
 
     /**
@@ -54,7 +66,8 @@ final class RouteTable {
             new Route("GET", "/v1/instances/{id}/stats", BodyKind.NONE, Endpoint.STATS),
             new Route("POST", "/v1/instances/{id}/start", BodyKind.NONE, Endpoint.START),
             new Route("POST", "/v1/instances/{id}/stop", BodyKind.OPTIONAL_JSON, Endpoint.STOP),
-            new Route("POST", "/v1/instances/{id}/restart", BodyKind.OPTIONAL_JSON, Endpoint.RESTART));
+            new Route("POST", "/v1/instances/{id}/restart", BodyKind.OPTIONAL_JSON, Endpoint.RESTART),
+            new Route("GET", "/v1/metrics", BodyKind.NONE, Endpoint.METRICS));
 
     private static final String ID = "{id}";
 

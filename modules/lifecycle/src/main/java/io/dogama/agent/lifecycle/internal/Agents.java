@@ -5,6 +5,7 @@ import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.lifecycle.Lifecycle;
 import io.dogama.agent.lifecycle.LifecycleException;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.policy.PlanPolicy;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
@@ -18,16 +19,22 @@ public final class Agents {
      * @param docker   the engine
      * @param registry the registry
      * @param policy   the policy
+     * @param listener told each reconciliation action
      * @return the operations, after the start-up reconciliation
      * @throws LifecycleException as {@link Lifecycle#start}
      */
-    public static AgentOperations start(DockerEngine docker, Registry registry, PlanPolicy policy)
-            throws LifecycleException {
-        return start(docker, registry, policy, Faults.NONE);
+    public static AgentOperations start(DockerEngine docker, Registry registry, PlanPolicy policy,
+            Reconciliations listener) throws LifecycleException {
+        return start(docker, registry, policy, Faults.NONE, listener);
     }
 
     static Operations start(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults)
             throws LifecycleException {
+        return start(docker, registry, policy, faults, Reconciliations.NONE);
+    }
+
+    static Operations start(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults,
+            Reconciliations listener) throws LifecycleException {
         Operations ops = new Operations(docker, registry, policy, faults);
         try {
             docker.ping();
@@ -35,7 +42,7 @@ public final class Agents {
             throw new LifecycleException("the Docker engine does not answer; not starting", e);
         }
         try {
-            ops.reconciler().run();
+            ops.reconciler(listener).run();
         } catch (RegistryException e) {
             throw new LifecycleException("the registry cannot be listed; not starting", e);
         }

@@ -14,6 +14,7 @@ import io.dogama.agent.lifecycle.DiskUsage;
 import io.dogama.agent.lifecycle.InstanceSummary;
 import io.dogama.agent.lifecycle.InstanceView;
 import io.dogama.agent.lifecycle.PortAvailability;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.lifecycle.Stats;
 import io.dogama.agent.policy.PlanParser;
 import io.dogama.agent.policy.PlanPolicy;
@@ -67,9 +68,12 @@ final class Operations implements AgentOperations {
         this.pings = new SharedPing(docker::ping);
     }
 
-    /** @return the start-up reconciliation over this registry, run by these operations */
-    Reconciler reconciler() {
-        return new Reconciler(registry, ids, creates, replaces, deletes);
+    /**
+     * @param listener told what the reconciliation did to each record
+     * @return the start-up reconciliation over this registry, run by these operations
+     */
+    Reconciler reconciler(Reconciliations listener) {
+        return new Reconciler(registry, ids, creates, replaces, deletes, listener);
     }
 
     // ---------------------------------------------------------------- guard

@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
@@ -30,13 +31,24 @@ final class Reconciler {
     private final Creates creates;
     private final Replaces replaces;
     private final Deletes deletes;
+    private final Reconciliations listener;
 
-    Reconciler(Registry registry, Identities ids, Creates creates, Replaces replaces, Deletes deletes) {
+    Reconciler(Registry registry, Identities ids, Creates creates, Replaces replaces, Deletes deletes,
+            Reconciliations listener) {
         this.registry = registry;
         this.ids = ids;
         this.creates = creates;
         this.replaces = replaces;
         this.deletes = deletes;
+        this.listener = listener;
+    }
+
+    private void tell(String id, Reconciliations.Action action) {
+        try {
+            listener.reconciled(id, action);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "lifecycle: the reconciliation listener failed", e);
+        }
     }
 
     void run() throws RegistryException {
@@ -45,8 +57,10 @@ final class Reconciler {
         for (Lookup l : registry.all()) {
             records++;
             switch (l) {
-                case Lookup.Tampered t -> LOG.log(Level.WARNING,
-                        "lifecycle: a registry record fails authentication; left for an operator");
+                case Lookup.Tampered t -> {
+                    LOG.log(Level.WARNING, "lifecycle: a registry record fails authentication; left for an operator");
+                    tell(t.instanceId(), Reconciliations.Action.RECORD_TAMPERED);
+                }
                 case Lookup.Absent a -> {
                 }
                 case Lookup.Found f -> {
@@ -77,11 +91,18 @@ final class Reconciler {
             };
             if (end instanceof Step.End) {
                 LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
+                tell(id, switch (go.step().family()) {
+                    case CREATE -> Reconciliations.Action.CREATE_UNDONE;
+                    case REPLACE, ROLLBACK -> Reconciliations.Action.REPLACE_ROLLED_BACK;
+                    case DELETE -> Reconciliations.Action.DELETE_FINISHED;
+                });
             } else {
                 LOG.log(Level.WARNING, "lifecycle: {0}: interrupted operation left as it is until the next start", id);
+                tell(id, Reconciliations.Action.LEFT_UNRESOLVED);
             }
         } catch (DockerException | RuntimeException e) {
             Problems.log("reconciliation of " + id + " (left as it is until the next start)", e);
+            tell(id, Reconciliations.Action.LEFT_UNRESOLVED);
         }
         return true;
     }
@@ -94,12 +115,18 @@ final class Reconciler {
                 if (running != expected) {
                     LOG.log(Level.INFO, "lifecycle: {0} is {1} but its container is {2}", t.id(), t.state(),
                             m.info().state().status());
+                    tell(t.id(), Reconciliations.Action.STATE_DRIFT);
                 }
             }
-            case Identities.Missing m -> LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing",
-                    t.id());
-            case Identities.Mismatch m -> LOG.log(Level.WARNING,
-                    "lifecycle: {0}: the container under its registered ID is not ours; not touched", t.id());
+            case Identities.Missing m -> {
+                LOG.log(Level.WARNING, "lifecycle: {0}: its registered container is missing", t.id());
+                tell(t.id(), Reconciliations.Action.CONTAINER_MISSING);
+            }
+            case Identities.Mismatch m -> {
+                LOG.log(Level.WARNING, "lifecycle: {0}: the container under its registered ID is not ours; not touched",
+                        t.id());
+                tell(t.id(), Reconciliations.Action.CONTAINER_NOT_OURS);
+            }
         }
     }
 }

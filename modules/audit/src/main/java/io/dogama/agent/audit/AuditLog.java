@@ -1,0 +1,217 @@
+package io.dogama.agent.audit;
+
+import io.dogama.agent.audit.internal.KeyFile;
+import io.dogama.agent.audit.internal.Tail;
+import io.dogama.agent.audit.internal.Verifier;
+import io.dogama.agent.audit.internal.Writer;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The agent's audit log (SPEC section 14): one hash-chained JSON line per event, written by one
+ * thread from a bounded queue, so that a request never touches the file itself.
+ *
+ * <p>Two ways to write, by what is at stake:
+ * <ul>
+ * <li>{@link #record}: for a mutation's begin and end. The caller waits (at most {@link #DURABLE_WAIT})
+ *     until the line is synced to disk. A mutation whose begin line cannot be written is not done:
+ *     the caller answers 503 {@code busy}. So no mutation ever happens unaudited.</li>
+ * <li>{@link #note} and {@link #noteUnauthenticated}: for refusals, best effort. A full queue drops
+ *     the event (counted in {@link #dropped()}); unauthenticated refusals are also limited to
+ *     {@link #UNAUTHENTICATED_PER_SECOND} lines a second (the excess is counted and written as
+ *     {@code suppressedBefore} on the next such line), so that anyone on the network cannot fill the
+ *     disk through the log and so stop the agent's mutations.</li>
+ * </ul>
+ */
+public final class AuditLog implements AutoCloseable {
+    /** Longest a mutation waits for its line to be on disk before it is refused (or, for an end line, logged as unaudited). */
+    public static final Duration DURABLE_WAIT = Duration.ofSeconds(2);
+    /** Name of the key file in the data directory. */
+    public static final String KEY_FILE_NAME = "audit.key";
+    /** Most unauthenticated refusals written per second; the rest are counted. */
+    public static final int UNAUTHENTICATED_PER_SECOND = 50;
+
+    private final Writer writer;
+    private final Clock clock;
+    private final AtomicLong windowSecond = new AtomicLong(-1);
+    private final AtomicLong windowCount = new AtomicLong();
+    private final AtomicLong suppressed = new AtomicLong();
+    private final AtomicLong suppressedTotal = new AtomicLong();
+
+    private AuditLog(Writer writer, Clock clock) {
+        this.writer = writer;
+        this.clock = clock;
+    }
+
+    /**
+     * Opens the log in {@code dir} (created 0700 if missing), with the key in {@code keyFile} (made,
+     * 0600, on first start), continuing the chain from the last line.
+     *
+     * @param dir          the log folder
+     * @param maxFileBytes a file is rotated before a line would take it past this
+     * @param keyFile      the audit key file
+     * @param clock        the time written in each line
+     * @return the open log
+     * @throws AuditException if the folder cannot be made, the key is missing while a log exists (a new
+     *                        key would make the old lines unverifiable), the key file is unsafe, or the
+     *                        last line is not an audit line
+     */
+    public static AuditLog open(Path dir, long maxFileBytes, Path keyFile, Clock clock) throws AuditException {
+        Objects.requireNonNull(clock, "clock");
+        if (maxFileBytes < 4096) {
+            throw new IllegalArgumentException("audit: maxFileBytes below 4096");
+        }
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (FileAlreadyExistsException exists) {
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new AuditException(dir + " is not a directory");
+            }
+        } catch (NoSuchFileException e) {
+            throw new AuditException("the parent of " + dir + " is missing", e);
+        } catch (IOException e) {
+            throw new AuditException(dir + " cannot be created", e);
+        }
+        boolean logExists;
+        try (var s = Files.list(dir)) {
+            logExists = s.anyMatch(p -> p.getFileName().toString().startsWith("audit-"));
+        } catch (IOException e) {
+            throw new AuditException(dir + " cannot be listed", e);
+        }
+        byte[] key = KeyFile.load(keyFile, !logExists);
+        return new AuditLog(Writer.open(dir, maxFileBytes, key, clock), clock);
+    }
+
+    /**
+     * Writes a mutation's line and waits until it is synced.
+     *
+     * @param event a {@link AuditEvent.Kind#BEGIN} or {@link AuditEvent.Kind#END} event
+     * @return true once on disk; false if it could not be written within {@link #DURABLE_WAIT}
+     */
+    public boolean record(AuditEvent event) {
+        return writer.writeDurably(Objects.requireNonNull(event, "event"), 0, DURABLE_WAIT);
+    }
+
+    /**
+     * Queues a refusal by an authenticated caller (or a reconciliation action); never waits.
+     *
+     * @param event the event
+     */
+    public void note(AuditEvent event) {
+        writer.offer(Objects.requireNonNull(event, "event"), 0);
+    }
+
+    /**
+     * Queues a refusal of an unauthenticated request, within {@link #UNAUTHENTICATED_PER_SECOND}; never waits.
+     *
+     * @param event the event
+     */
+    public void noteUnauthenticated(AuditEvent event) {
+        Objects.requireNonNull(event, "event");
+        long second = clock.millis() / 1000;
+        long window = windowSecond.get();
+        if (window != second && windowSecond.compareAndSet(window, second)) {
+            windowCount.set(0);
+        }
+        if (windowCount.incrementAndGet() > UNAUTHENTICATED_PER_SECOND) {
+            suppressed.incrementAndGet();
+            suppressedTotal.incrementAndGet();
+            return;
+        }
+        long before = suppressed.getAndSet(0);
+        if (!writer.offer(event, before)) {
+            suppressed.addAndGet(before);
+        }
+    }
+
+    /** @return false after a write failed and until one succeeds again */
+    public boolean writable() {
+        return writer.healthy();
+    }
+
+    /** @return lines written since start */
+    public long written() {
+        return writer.written();
+    }
+
+    /** @return failed writes and syncs since start */
+    public long errors() {
+        return writer.errors();
+    }
+
+    /** @return events not written because the queue was full */
+    public long dropped() {
+        return writer.dropped();
+    }
+
+    /** @return unauthenticated refusals not written because of the rate limit */
+    public long suppressed() {
+        return suppressedTotal.get();
+    }
+
+    /** @return the sequence number of the last line written (an external anchor: a scraper that records it notices a log cut short) */
+    public long lastSequence() {
+        return writer.lastSeq();
+    }
+
+    /** @return events waiting in the queue */
+    public int queued() {
+        return writer.queued();
+    }
+
+    /** @return the queue's capacity */
+    public static int queueCapacity() {
+        return Writer.QUEUE_CAPACITY;
+    }
+
+    /** Writes what is queued, syncs and closes. */
+    @Override
+    public void close() {
+        writer.close();
+    }
+
+    /**
+     * Verifies the whole chain in {@code dir}, from sequence 1 through every file; see
+     * {@link Verification.Broken} for how a break is named.
+     *
+     * @param dir     the log folder
+     * @param keyFile the audit key file
+     * @return the verdict
+     * @throws AuditException if the key or a file cannot be read
+     */
+    public static Verification verify(Path dir, Path keyFile) throws AuditException {
+        byte[] key = KeyFile.load(keyFile, false);
+        try {
+            return Verifier.verify(dir, key);
+        } catch (IOException e) {
+            throw new AuditException("the log in " + dir + " cannot be read", e);
+        }
+    }
+
+    /**
+     * @param dir the log folder
+     * @param n   how many lines, at least 1
+     * @return the last {@code n} lines across the files, oldest first, as written (not verified)
+     * @throws AuditException if a file cannot be read
+     */
+    public static List<String> tail(Path dir, int n) throws AuditException {
+        if (n < 1) {
+            throw new IllegalArgumentException("audit: n below 1");
+        }
+        try {
+            return Tail.lines(dir, n);
+        } catch (IOException e) {
+            throw new AuditException("the log in " + dir + " cannot be read", e);
+        }
+    }
+}

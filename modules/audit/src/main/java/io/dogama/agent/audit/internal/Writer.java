@@ -1,0 +1,398 @@
+package io.dogama.agent.audit.internal;
+
+import io.dogama.agent.audit.AuditEvent;
+import io.dogama.agent.audit.AuditException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The single writer thread. Requests put events in a bounded queue and never touch the file; the
+ * thread takes them in batches, gives each its sequence number and MAC, appends them, and syncs the
+ * file ({@code fdatasync}) once per batch that holds a durable event (a mutation's begin or end),
+ * and at least every {@link #SYNC_INTERVAL} otherwise. A durable event is acknowledged only after
+ * that sync, so a caller that waits on it knows its line is on disk.
+ *
+ * <p>A write that fails (disk full, file gone read-only) is undone (the file truncated back to its
+ * last complete line, the chain state kept), its events are reported as not written, the failure is
+ * logged and counted, and the next batch tries again: the log heals by itself when space returns.
+ */
+public final class Writer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Writer.class.getName());
+    /** Events waiting to be written; past this a best-effort event is dropped and a durable one refused. */
+    public static final int QUEUE_CAPACITY = 4096;
+    /** Longest time a line that nobody waits for stays unsynced. */
+    static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
+    /** Most events written per batch (and per sync). */
+    private static final int MAX_BATCH = 256;
+    /** A repeated write failure is logged at most this often (each one is counted). */
+    private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(60);
+
+    private record Pending(AuditEvent event, long suppressed, CompletableFuture<Boolean> done) {
+    }
+
+    private static final Pending STOP = new Pending(null, 0, null);
+
+    private final Path dir;
+    private final long maxFileBytes;
+    private final Chain chain;
+    private final Clock clock;
+    private final BlockingQueue<Pending> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+    private final Thread thread;
+    private final AtomicBoolean healthy = new AtomicBoolean(true);
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong lastSeq = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    // Owned by the writer thread once it runs.
+    private FileChannel channel;
+    private int fileNumber;
+    private long fileSize;
+    private long seq;
+    private byte[] previous;
+    private boolean unsynced;
+    private long lastFailureLog;
+
+    private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock) {
+        this.dir = dir;
+        this.maxFileBytes = maxFileBytes;
+        this.chain = new Chain(key);
+        this.clock = clock;
+        this.thread = Thread.ofPlatform().name("dogama-audit-writer").daemon(true).unstarted(this::loop);
+    }
+
+    /**
+     * Opens the log, continuing the chain from its last complete line; a last line cut off by a crash
+     * (no newline) is removed first: it was never acknowledged.
+     *
+     * @throws AuditException if the folder or its last file cannot be opened, or the last line is not
+     *                        an audit line (the log is not continued then: an operator must look)
+     */
+    public static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock) throws AuditException {
+        Writer w = new Writer(dir, maxFileBytes, key, clock);
+        try {
+            w.resume();
+        } catch (IOException e) {
+            w.closeChannel();
+            throw new AuditException("the log in " + dir + " cannot be opened", e);
+        }
+        w.thread.start();
+        return w;
+    }
+
+    private void resume() throws IOException, AuditException {
+        List<Path> files = Segments.list(dir);
+        seq = 0;
+        previous = Chain.GENESIS;
+        if (files.isEmpty()) {
+            fileNumber = 1;
+            openFile(true);
+            return;
+        }
+        fileNumber = Segments.number(files.getLast());
+        openFile(false);
+        // The chain's head: the last complete line of the newest file that has one.
+        for (int i = files.size() - 1; i >= 0; i--) {
+            String last = lastLine(files.get(i), i == files.size() - 1);
+            if (last == null) {
+                continue;
+            }
+            Chain.Parsed p = Chain.parse(last);
+            if (p == null) {
+                throw new AuditException("the last line of " + files.get(i) + " is not an audit line; run "
+                        + "'dogama-agent audit verify' and move the damaged log aside");
+            }
+            seq = p.seq();
+            previous = p.mac();
+            break;
+        }
+        lastSeq.set(seq);
+    }
+
+    /** @return the last complete line of {@code file}, or null if it has none; cuts off a torn tail if asked */
+    private String lastLine(Path file, boolean repair) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            int window = (int) Math.min(size, Chain.MAX_LINE_BYTES * 2L);
+            ByteBuffer buf = ByteBuffer.allocate(window);
+            ch.read(buf, size - window);
+            byte[] b = buf.array();
+            int end = window;
+            if (end > 0 && b[end - 1] != '\n') {
+                int cut = lastIndexOf(b, end - 1, (byte) '\n') + 1; // 0 when no newline at all
+                if (repair) {
+                    LOG.log(System.Logger.Level.WARNING, "audit: {0}: removing a last line cut off by a crash ({1} bytes)",
+                            file.getFileName(), end - cut);
+                    ch.truncate(size - window + cut);
+                    ch.force(true);
+                    if (file.getFileName().equals(Segments.file(dir, fileNumber).getFileName())) {
+                        fileSize = size - window + cut;
+                        channel.position(fileSize);
+                    }
+                }
+                end = cut;
+            }
+            if (end == 0) {
+                return null;
+            }
+            int start = lastIndexOf(b, end - 2, (byte) '\n') + 1;
+            return new String(b, start, end - 1 - start, StandardCharsets.UTF_8);
+        }
+    }
+
+    private static int lastIndexOf(byte[] b, int from, byte value) {
+        for (int i = from; i >= 0; i--) {
+            if (b[i] == value) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void openFile(boolean create) throws IOException {
+        Path file = Segments.file(dir, fileNumber);
+        channel = create
+                ? FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                        PosixFilePermissions.asFileAttribute(KeyFile.MODE))
+                : FileChannel.open(file, StandardOpenOption.WRITE);
+        fileSize = channel.size();
+        channel.position(fileSize);
+        if (create) {
+            Fsync.directory(dir);
+        }
+    }
+
+    /**
+     * Queues an event and waits until its line is synced to disk.
+     *
+     * @return true once written and synced; false if the queue is full, the write failed, or it took
+     *         longer than {@code wait}
+     */
+    public boolean writeDurably(AuditEvent e, long suppressed, Duration wait) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        if (closed.get() || !queue.offer(new Pending(e, suppressed, done))) {
+            dropped.incrementAndGet();
+            return false;
+        }
+        try {
+            return done.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException te) {
+            return false;
+        }
+    }
+
+    /** @return true if queued; a full queue drops the event (counted) rather than wait */
+    public boolean offer(AuditEvent e, long suppressed) {
+        if (closed.get() || !queue.offer(new Pending(e, suppressed, null))) {
+            dropped.incrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** @return false after a write failed and until one succeeds again */
+    public boolean healthy() {
+        return healthy.get();
+    }
+
+    /** @return lines written since start */
+    public long written() {
+        return written.get();
+    }
+
+    /** @return failed writes and syncs since start */
+    public long errors() {
+        return errors.get();
+    }
+
+    /** @return events dropped or refused because the queue was full or the log closed */
+    public long dropped() {
+        return dropped.get();
+    }
+
+    /** @return the sequence number of the last line written */
+    public long lastSeq() {
+        return lastSeq.get();
+    }
+
+    /** @return events waiting */
+    public int queued() {
+        return queue.size();
+    }
+
+    private void loop() {
+        List<Pending> batch = new ArrayList<>(MAX_BATCH);
+        while (true) {
+            Pending first;
+            try {
+                first = queue.poll(SYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                first = STOP;
+            }
+            if (first == null) {
+                if (unsynced) {
+                    sync(List.of());
+                }
+                continue;
+            }
+            batch.clear();
+            batch.add(first);
+            queue.drainTo(batch, MAX_BATCH - 1);
+            boolean stop = batch.remove(STOP);
+            write(batch);
+            if (stop) {
+                // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
+                batch.clear();
+                queue.drainTo(batch);
+                batch.remove(STOP);
+                write(batch);
+                if (unsynced) {
+                    sync(List.of());
+                }
+                return;
+            }
+        }
+    }
+
+    private void write(List<Pending> batch) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<Pending> durable = new ArrayList<>();
+        for (Pending p : batch) {
+            long next = seq + 1;
+            String body = Chain.body(next, clock.instant(), p.event(), p.suppressed());
+            byte[] mac = chain.mac(previous, body.getBytes(StandardCharsets.UTF_8));
+            byte[] line = Chain.line(body, mac);
+            try {
+                if (fileSize > 0 && fileSize + line.length > maxFileBytes) {
+                    rotate();
+                }
+                ByteBuffer buf = ByteBuffer.wrap(line);
+                while (buf.hasRemaining()) {
+                    channel.write(buf);
+                }
+            } catch (IOException e) {
+                failed("write", e);
+                undo();
+                complete(p, false);
+                continue;
+            }
+            fileSize += line.length;
+            seq = next;
+            previous = mac;
+            unsynced = true;
+            written.incrementAndGet();
+            lastSeq.set(seq);
+            if (p.done() != null) {
+                durable.add(p);
+            }
+        }
+        if (!durable.isEmpty()) {
+            sync(durable);
+        }
+    }
+
+    private void sync(List<Pending> waiting) {
+        try {
+            channel.force(false);
+            unsynced = false;
+            healthy.set(true);
+            waiting.forEach(p -> complete(p, true));
+        } catch (IOException e) {
+            failed("sync", e);
+            waiting.forEach(p -> complete(p, false));
+        }
+    }
+
+    /** Truncates a half-written line away, so that the file ends on a complete line again. */
+    private void undo() {
+        try {
+            channel.truncate(fileSize);
+            channel.position(fileSize);
+        } catch (IOException e) {
+            failed("truncate after a failed write", e);
+        }
+    }
+
+    private void rotate() throws IOException {
+        channel.force(false);
+        channel.close();
+        fileNumber++;
+        openFile(true);
+        LOG.log(System.Logger.Level.INFO, "audit: rotated to {0} at seq {1}", Segments.file(dir, fileNumber).getFileName(),
+                seq + 1);
+    }
+
+    private void failed(String what, IOException e) {
+        errors.incrementAndGet();
+        boolean wasHealthy = healthy.getAndSet(false);
+        long now = System.nanoTime();
+        if (wasHealthy || now - lastFailureLog > FAILURE_LOG_INTERVAL.toNanos()) {
+            lastFailureLog = now;
+            LOG.log(System.Logger.Level.ERROR, "audit: the log in " + dir + " cannot be written (" + what + ": "
+                    + e.getClass().getSimpleName() + "); mutations are refused (503 busy) until it can");
+        }
+    }
+
+    private static void complete(Pending p, boolean ok) {
+        if (p.done() != null) {
+            p.done().complete(ok);
+        }
+    }
+
+    private void closeChannel() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "audit: closing the log failed");
+            }
+        }
+    }
+
+    /** Writes what is queued, syncs, and closes the file; events offered afterwards are dropped. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        while (true) {
+            try {
+                queue.put(STOP);
+                break;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                thread.interrupt();
+                break;
+            }
+        }
+        try {
+            thread.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeChannel();
+    }
+}

@@ -1,0 +1,2 @@
+/** Implementation of the audit log: line format and MAC chain, key file, writer thread, verifier; never exported. */
+package io.dogama.agent.audit.internal;

@@ -1,0 +1,2 @@
+/** The audit log: events, the writer, verification. */
+package io.dogama.agent.audit;

@@ -1,0 +1,256 @@
+package io.dogama.agent.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The chain as written by the real writer, and every kind of tampering found at its exact line. */
+class AuditLogTest {
+    @TempDir
+    Path data;
+
+    private Path dir() {
+        return data.resolve("audit");
+    }
+
+    private Path key() {
+        return data.resolve(AuditLog.KEY_FILE_NAME);
+    }
+
+    private static AuditEvent event(int i) {
+        return AuditEvent.builder(AuditEvent.Kind.END, "POST /v1/instances/{id}/start").instanceId("mc-" + (1000 + i))
+                .outcome("ok").status(200).revisions(1, 1).durationMillis(i).peer("10.0.0.5:4123" + (i % 10)).build();
+    }
+
+    /** Writes {@code n} lines durably (so they are all on disk when this returns). */
+    private void write(int n, long maxFileBytes) throws AuditException {
+        try (AuditLog log = AuditLog.open(dir(), maxFileBytes, key(), Clock.systemUTC())) {
+            for (int i = 1; i <= n; i++) {
+                assertTrue(log.record(event(i)), "line " + i + " written");
+            }
+        }
+    }
+
+    private List<Path> files() throws IOException {
+        try (Stream<Path> s = Files.list(dir())) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+        }
+    }
+
+    private static List<String> lines(Path f) throws IOException {
+        return new ArrayList<>(Files.readAllLines(f, StandardCharsets.UTF_8));
+    }
+
+    private static void rewrite(Path f, List<String> lines) throws IOException {
+        Files.writeString(f, String.join("\n", lines) + "\n", StandardCharsets.UTF_8);
+    }
+
+    private Verification.Broken broken() throws AuditException {
+        return assertInstanceOf(Verification.Broken.class, AuditLog.verify(dir(), key()));
+    }
+
+    @Test
+    void intactLogVerifiesAndContinuesAcrossRestarts() throws Exception {
+        write(5, 1 << 20);
+        write(3, 1 << 20);
+        Verification.Intact ok = assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+        assertEquals(8, ok.lines());
+        assertEquals(8, ok.lastSeq());
+        List<String> all = lines(files().getFirst());
+        assertTrue(all.get(0).startsWith("{\"seq\":1,\"time\":\""), all.get(0));
+        assertTrue(all.get(7).startsWith("{\"seq\":8,"), all.get(7));
+        assertEquals(List.of(all.get(6), all.get(7)), AuditLog.tail(dir(), 2));
+    }
+
+    @Test
+    void changedLineIsNamed() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        List<String> l = lines(f);
+        l.set(3, l.get(3).replace("\"outcome\":\"ok\"", "\"outcome\":\"identity_mismatch\""));
+        rewrite(f, l);
+        Verification.Broken b = broken();
+        assertEquals(f, b.file());
+        assertEquals(4, b.line());
+        assertEquals(4, b.seq());
+        assertTrue(b.reason().contains("changed"), b.reason());
+    }
+
+    @Test
+    void removedLineIsNamed() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        List<String> l = lines(f);
+        l.remove(2); // seq 3
+        rewrite(f, l);
+        Verification.Broken b = broken();
+        assertEquals(3, b.line());
+        assertEquals(4, b.seq());
+        assertTrue(b.reason().contains("expected seq 3") && b.reason().contains("removed"), b.reason());
+    }
+
+    @Test
+    void reorderedLinesAreNamed() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        List<String> l = lines(f);
+        String s = l.get(4);
+        l.set(4, l.get(1));
+        l.set(1, s); // seq 5 now on line 2, seq 2 on line 5
+        rewrite(f, l);
+        Verification.Broken b = broken();
+        assertEquals(2, b.line());
+        assertEquals(5, b.seq());
+        assertTrue(b.reason().contains("reordered"), b.reason());
+    }
+
+    @Test
+    void insertedCopyOfAnEarlierLineIsNamed() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        List<String> l = lines(f);
+        l.add(4, l.get(1)); // a copy of seq 2 after seq 4: line 5
+        rewrite(f, l);
+        Verification.Broken b = broken();
+        assertEquals(5, b.line());
+        assertEquals(2, b.seq());
+        assertTrue(b.reason().contains("inserted"), b.reason());
+    }
+
+    @Test
+    void insertedForgedLineIsNamed() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        List<String> l = lines(f);
+        // A forger without the key renumbers the rest and makes up a MAC: the first forged line is caught.
+        List<String> forged = new ArrayList<>(l.subList(0, 3));
+        forged.add(l.get(3).replace("mc-1004", "mc-6666"));
+        for (int i = 3; i < l.size(); i++) {
+            forged.add(l.get(i).replace("{\"seq\":" + (i + 1) + ",", "{\"seq\":" + (i + 2) + ","));
+        }
+        rewrite(f, forged);
+        Verification.Broken b = broken();
+        assertEquals(4, b.line());
+        assertEquals(4, b.seq());
+    }
+
+    @Test
+    void chainContinuesAcrossRotationAndBreaksAtTheBoundary() throws Exception {
+        write(40, 4096); // about 300 bytes a line: several files
+        List<Path> files = files();
+        assertTrue(files.size() >= 3, "rotated: " + files);
+        Verification.Intact ok = assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+        assertEquals(40, ok.lines());
+        assertEquals(files.size(), ok.files());
+        for (Path f : files) {
+            assertTrue(Files.size(f) <= 4096, f + " within maxFileBytes");
+        }
+        // The first line of the second file removed: caught there, not in the first file.
+        Path second = files.get(1);
+        List<String> l = lines(second);
+        long firstSeq = Long.parseLong(l.get(0).substring(7, l.get(0).indexOf(',')));
+        l.remove(0);
+        rewrite(second, l);
+        Verification.Broken b = broken();
+        assertEquals(second, b.file());
+        assertEquals(1, b.line());
+        assertEquals(firstSeq + 1, b.seq());
+    }
+
+    @Test
+    void wholeFileRemovedIsNamed() throws Exception {
+        write(40, 4096);
+        List<Path> files = files();
+        Files.delete(files.get(1));
+        Verification.Broken b = broken();
+        assertEquals(files.get(2), b.file());
+        assertEquals(1, b.line());
+        assertTrue(b.reason().contains("removed"), b.reason());
+    }
+
+    @Test
+    void keyFileIsPrivateAndRequired() throws Exception {
+        write(1, 1 << 20);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key())));
+        assertEquals(32, Files.size(key()));
+        for (Path f : files()) {
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(f)));
+        }
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir())));
+        // Readable by others: refused, for writing and for verifying.
+        Files.setPosixFilePermissions(key(), PosixFilePermissions.fromString("rw-r--r--"));
+        assertThrows(AuditException.class, () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()));
+        assertThrows(AuditException.class, () -> AuditLog.verify(dir(), key()));
+        // Gone while a log exists: not silently replaced (the old lines would no longer verify).
+        Files.delete(key());
+        AuditException e = assertThrows(AuditException.class,
+                () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()));
+        assertTrue(e.getMessage().contains("missing"), e.getMessage());
+    }
+
+    @Test
+    void wrongKeyFailsAtTheFirstLine() throws Exception {
+        write(3, 1 << 20);
+        Files.write(key(), new byte[32], StandardOpenOption.TRUNCATE_EXISTING);
+        Verification.Broken b = broken();
+        assertEquals(1, b.line());
+    }
+
+    @Test
+    void lineCutOffByACrashIsRemovedAtTheNextStart() throws Exception {
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        Files.writeString(f, "{\"seq\":4,\"time\":\"20", StandardOpenOption.APPEND);
+        Verification.Broken torn = broken();
+        assertEquals(4, torn.line());
+        write(1, 1 << 20);
+        Verification.Intact ok = assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+        assertEquals(4, ok.lines());
+    }
+
+    @Test
+    void unauthenticatedRefusalsAreRateLimited() throws Exception {
+        Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);
+        try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), fixed)) {
+            AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
+                    .status(401).peer("192.0.2.1:5000").build();
+            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
+                log.noteUnauthenticated(refused);
+            }
+            assertEquals(30, log.suppressed());
+        }
+        assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND, lines(files().getFirst()).size());
+    }
+
+    @Test
+    void eventsCarryOnlyCheckedSyntax() {
+        // Nothing free-form can reach a line: a raw path, a secret-looking value, a host path are refused.
+        assertThrows(IllegalArgumentException.class, () -> AuditEvent.builder(AuditEvent.Kind.REFUSED,
+                "GET /v1/instances/../../etc").build());
+        assertThrows(IllegalArgumentException.class, () -> AuditEvent.builder(AuditEvent.Kind.REFUSED, "-")
+                .outcome("c2VjcmV0LXZhbHVlLWhlcmU=").build());
+        assertThrows(IllegalArgumentException.class, () -> AuditEvent.builder(AuditEvent.Kind.REFUSED, "-")
+                .instanceId("/srv/dogama/instances/x").build());
+        assertThrows(IllegalArgumentException.class, () -> AuditEvent.builder(AuditEvent.Kind.REFUSED, "-")
+                .peer("evil\"}\n{\"seq\":1").build());
+        assertThrows(IllegalArgumentException.class, () -> AuditEvent.builder(AuditEvent.Kind.END, "-")
+                .planDigest("GREETING=hello").build());
+        assertFalse(AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").rules(List.of("unsafe_ancestor")).build()
+                .rules().isEmpty());
+    }
+}

@@ -1,0 +1,201 @@
+package io.dogama.agent.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * SPEC section 14 on the real agent: its mutations, refusals and reconciliation land in the audit log
+ * without a secret, signature, body, env value or resolved path; the real {@code audit verify}
+ * passes on it, and names the exact line after each kind of tampering with a copy of it.
+ */
+class AuditE2ETest {
+    @RegisterExtension
+    static final E2E e2e = new E2E();
+
+    /** An env value no line may ever show. */
+    private static final String GREETING = "audit canary 7f3a9c";
+
+    private record Run(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exit + "\nout: " + out + "\nerr: " + err;
+        }
+    }
+
+    private static Run tool(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(RepoLayout.agentLauncher().toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().remove("DOGAMA_AGENT_CONFIG");
+        Path out = Files.createTempFile("dogama-audit-", ".out");
+        Path err = Files.createTempFile("dogama-audit-", ".err");
+        try {
+            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the tool hangs");
+            return new Run(p.exitValue(), Files.readString(out).strip(), Files.readString(err).strip());
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static Path auditDir() {
+        return e2e.dataDir().resolve("audit");
+    }
+
+    private static List<Path> files(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().endsWith(".jsonl")).sorted().toList();
+        }
+    }
+
+    private static String all(Path dir) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (Path f : files(dir)) {
+            sb.append(Files.readString(f, StandardCharsets.UTF_8));
+        }
+        return sb.toString();
+    }
+
+    /** @return a copy of the log, to tamper with */
+    private static Path copy(String name) throws IOException {
+        Path dir = Files.createDirectory(e2e.base().resolve("tampered-" + name));
+        for (Path f : files(auditDir())) {
+            Files.copy(f, dir.resolve(f.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        return dir;
+    }
+
+    private static Run verifyCopy(Path dir) throws Exception {
+        return tool("audit", "verify", "--key", e2e.dataDir().resolve("audit.key").toString(), dir.toString());
+    }
+
+    @Test
+    void operationsAndRefusalsAreAuditedVerifiedAndTamperingIsNamedLineByLine() throws Exception {
+        Plans.Plan plan = e2e.plan(e2e.instanceId("audited"));
+        plan.map("env").put("GREETING", GREETING);
+        String path = "/v1/instances/" + plan.id();
+        Wire.Signed create = e2e.wire().sign("POST", "/v1/instances", plan.json());
+        assertEquals(201, create.send().status());
+        assertEquals(200, e2e.wire().post(path + "/start").status());
+        assertEquals(200, e2e.wire().post(path + "/stop", "{\"timeoutSeconds\":1}").status());
+        assertEquals(200, e2e.wire().post(path + "/restart", "{\"timeoutSeconds\":1}").status());
+        // Refusals: a replay (its signature must not be logged), an unsigned request, a plan rejection, a
+        // revision conflict, an unknown instance.
+        assertEquals(401, create.send().status());
+        assertEquals(401, e2e.wire().exchange("POST", path + "/start", null, Map.of()).status());
+        Plans.Plan bad = e2e.plan(e2e.instanceId("audit-bad"));
+        bad.mount(0).put("source", e2e.outside().toString());
+        assertEquals(422, e2e.wire().post("/v1/instances", bad.json()).status());
+        assertEquals(409, e2e.wire().put(path, "{\"plan\":" + plan.json() + ",\"expectedRevision\":7}").status());
+        assertEquals(404, e2e.wire().post("/v1/instances/" + e2e.instanceId("nobody") + "/start").status());
+        assertEquals(204, e2e.wire().delete(path).status());
+
+        // Stopped, so that every queued refusal is on disk; then the real CLI on the real log.
+        e2e.stopAgent();
+        String log = all(auditDir());
+        Run ok = tool("audit", "verify", "--config", e2e.config().toString());
+        assertEquals(0, ok.exit(), ok::toString);
+        assertTrue(ok.out().startsWith("audit: intact: "), ok::toString);
+
+        for (String expected : List.of(
+                "\"kind\":\"begin\",\"route\":\"POST /v1/instances\",\"outcome\":\"admitted\"",
+                "\"kind\":\"end\",\"route\":\"POST /v1/instances\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\","
+                        + "\"status\":201,\"revisionAfter\":0,\"planDigest\":\"" + plan.digest() + "\"",
+                "\"route\":\"POST /v1/instances/{id}/start\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
+                "\"route\":\"POST /v1/instances/{id}/stop\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
+                "\"route\":\"POST /v1/instances/{id}/restart\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\"",
+                "\"kind\":\"refused\",\"route\":\"POST /v1/instances\",\"outcome\":\"replayed_request\",\"status\":401",
+                "\"kind\":\"refused\",\"route\":\"POST /v1/instances/{id}/start\",\"instanceId\":\"" + plan.id()
+                        + "\",\"outcome\":\"unauthenticated\",\"status\":401",
+                "\"outcome\":\"plan_rejected\",\"status\":422",
+                "\"outcome\":\"revision_conflict\",\"status\":409",
+                "\"outcome\":\"unknown_instance\",\"status\":404",
+                "\"route\":\"DELETE /v1/instances/{id}\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\",\"status\":204",
+                "\"peer\":\"127.0.0.1:")) {
+            assertTrue(log.contains(expected), () -> "no line with " + expected + " in\n" + log);
+        }
+        assertTrue(log.contains("\"rules\":[\""), () -> "the plan rejection's rule names\n" + log);
+        // Never a secret, signature, body, env value or resolved path.
+        String secret = Files.readAllLines(e2e.secretFile()).getFirst().strip();
+        String signature = create.headers().get("Authorization").substring("DoGaMa-HMAC-SHA256 ".length());
+        for (String forbidden : List.of(secret, signature, create.headers().get("X-DoGaMa-Nonce"), GREETING,
+                "GREETING", "\"plan\"", "timeoutSeconds", e2e.outside().toString(), e2e.root().toString(),
+                e2e.realRoot().toString(), e2e.dataDir().toString(), e2e.engine().socketPath())) {
+            assertFalse(log.contains(forbidden), () -> "the audit log contains '" + forbidden + "'");
+        }
+
+        // Tampered copies, one kind each; the verdict names the file, the line and its sequence number.
+        Path first = files(auditDir()).getFirst();
+        List<String> lines = Files.readAllLines(first, StandardCharsets.UTF_8);
+        assertTrue(lines.size() >= 10, "lines: " + lines.size());
+
+        Path changed = copy("changed");
+        List<String> c = new ArrayList<>(lines);
+        c.set(5, c.get(5).replace("\"outcome\":\"ok\"", "\"outcome\":\"invalid_transition\""));
+        assertTrue(!c.get(5).equals(lines.get(5)), "line 6 has an outcome to change: " + lines.get(5));
+        Files.write(changed.resolve(first.getFileName()), c);
+        Run r = verifyCopy(changed);
+        assertEquals(1, r.exit(), r::toString);
+        assertEquals("audit: BROKEN at " + changed.resolve(first.getFileName()) + ":6: seq 6: its MAC does not match: "
+                + "the line was changed, or inserted in place of the original", r.out());
+
+        Path removed = copy("removed");
+        List<String> d = new ArrayList<>(lines);
+        d.remove(2);
+        Files.write(removed.resolve(first.getFileName()), d);
+        r = verifyCopy(removed);
+        assertEquals(1, r.exit(), r::toString);
+        assertEquals("audit: BROKEN at " + removed.resolve(first.getFileName())
+                + ":3: seq 4: expected seq 3: line(s) 3 removed, or lines reordered", r.out());
+
+        Path reordered = copy("reordered");
+        List<String> o = new ArrayList<>(lines);
+        o.set(5, lines.get(6));
+        o.set(6, lines.get(5));
+        Files.write(reordered.resolve(first.getFileName()), o);
+        r = verifyCopy(reordered);
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.out().startsWith("audit: BROKEN at " + reordered.resolve(first.getFileName()) + ":6: seq 7: "),
+                r::toString);
+
+        Path inserted = copy("inserted");
+        List<String> i = new ArrayList<>(lines);
+        i.add(8, lines.get(1));
+        Files.write(inserted.resolve(first.getFileName()), i);
+        r = verifyCopy(inserted);
+        assertEquals(1, r.exit(), r::toString);
+        assertEquals("audit: BROKEN at " + inserted.resolve(first.getFileName()) + ":9: seq 2: expected seq 9: seq 2 "
+                + "again or out of order: a line was inserted or lines reordered", r.out());
+
+        Run tail = tool("audit", "tail", "--config", e2e.config().toString(), "3");
+        assertEquals(0, tail.exit(), tail::toString);
+        assertEquals(3, tail.out().lines().count(), tail::toString);
+        assertTrue(log.strip().endsWith(tail.out().lines().toList().getLast()), tail::toString);
+
+        // The chain continues over a restart (the start-up reconciliation writes no line when nothing was interrupted).
+        e2e.restart();
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+        assertEquals(404, e2e.wire().post(path + "/start").status());
+        e2e.stopAgent();
+        Run again = tool("audit", "verify", "--config", e2e.config().toString());
+        assertEquals(0, again.exit(), again::toString);
+        e2e.restart();
+    }
+}

@@ -1,0 +1,43 @@
+package io.dogama.agent.lifecycle;
+
+/**
+ * Told what the start-up reconciliation did to each record (for the audit log, SPEC section 14).
+ * Called on the starting thread, once per action; it must not throw (a throw is logged and ignored).
+ */
+@FunctionalInterface
+public interface Reconciliations {
+    /** Hears nothing. */
+    Reconciliations NONE = (instanceId, action) -> {
+    };
+
+    /**
+     * @param instanceId the record's key (for a tampered record possibly not a valid ID)
+     * @param action     what was done or found
+     */
+    void reconciled(String instanceId, Action action);
+
+    /** What the reconciliation did to one record. */
+    enum Action {
+        /** An interrupted create was undone (its container removed, the intent dropped). */
+        CREATE_UNDONE,
+        /** An interrupted replace or rollback was rolled back. */
+        REPLACE_ROLLED_BACK,
+        /** An interrupted delete was finished. */
+        DELETE_FINISHED,
+        /** An interrupted operation could not be resolved; left as it is until the next start. */
+        LEFT_UNRESOLVED,
+        /** The record fails authentication; left for an operator. */
+        RECORD_TAMPERED,
+        /** A settled instance's registered container is missing. */
+        CONTAINER_MISSING,
+        /** The container under the registered ID is not the instance's; not touched. */
+        CONTAINER_NOT_OURS,
+        /** A settled instance's container runs when it should not, or the reverse; only logged. */
+        STATE_DRIFT;
+
+        /** @return the lower-case code written in the audit line */
+        public String code() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}
