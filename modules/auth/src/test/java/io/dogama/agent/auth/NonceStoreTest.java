@@ -90,14 +90,55 @@ class NonceStoreTest {
         Files.writeString(journal, "17646158", StandardOpenOption.APPEND);
         try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
             assertEquals(1, store.size());
-            assertEquals(Admission.REPLAYED, store.admit(nonce(1), T0));
+            // remembered, and anyway signed before a restart that found the journal cut
+            assertEquals(Admission.BEFORE_MEMORY, store.admit(nonce(1), T0));
         }
+        Files.writeString(journal, "\n", StandardOpenOption.APPEND); // whole again (a torn line is tested below)
         Files.writeString(journal, "not a line\n", StandardOpenOption.APPEND);
         AuthException e = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
         assertTrue(e.getMessage().contains("line 3 is corrupt"), e.getMessage());
         Files.writeString(journal, "something else entirely\n");
         AuthException header = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
         assertTrue(header.getMessage().contains("unknown header"), header.getMessage());
+    }
+
+    /**
+     * Issue 15: a journal cut mid-line while the agent was stopped may have lost a nonce that was
+     * answered (the cut line's, or one an intruder removed): no request signed before the restart
+     * is accepted, however its clock was set, and fresh ones are once the window has passed.
+     */
+    @Test
+    void aJournalCutMidLineRefusesEveryRequestSignedBeforeTheRestart() throws Exception {
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(Admission.ADMITTED, store.admit(nonce(1), T0));
+            assertEquals(Admission.ADMITTED, store.admit(nonce(2), T0.plusSeconds(29))); // a client clock ahead
+        }
+        Path journal = dir.resolve("nonces.journal");
+        byte[] whole = Files.readAllBytes(journal);
+        Files.write(journal, java.util.Arrays.copyOf(whole, whole.length - 5)); // nonce 2's line, cut
+        clock.advance(Duration.ofSeconds(1));
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(Admission.BEFORE_MEMORY, store.admit(nonce(2), T0.plusSeconds(29)), "a replay");
+            assertEquals(Admission.BEFORE_MEMORY, store.admit(nonce(1), T0));
+            assertEquals(Admission.BEFORE_MEMORY, store.admit(nonce(3), clock.instant()), "signed before the start");
+            clock.advance(Authenticator.WINDOW);
+            assertEquals(Admission.ADMITTED, store.admit(nonce(3), clock.instant()));
+        }
+    }
+
+    /** A journal deleted while the agent was stopped (its lock file tells an agent ran here) is no replay hole. */
+    @Test
+    void aDeletedJournalRefusesEveryRequestSignedBeforeTheRestart() throws Exception {
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(Admission.ADMITTED, store.admit(nonce(1), T0.plusSeconds(29)));
+        }
+        Files.delete(dir.resolve("nonces.journal"));
+        clock.advance(Duration.ofSeconds(1));
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(Admission.BEFORE_MEMORY, store.admit(nonce(1), T0.plusSeconds(29)), "a replay");
+            clock.advance(Authenticator.WINDOW);
+            assertEquals(Admission.ADMITTED, store.admit(nonce(2), clock.instant()));
+        }
     }
 
     @Test

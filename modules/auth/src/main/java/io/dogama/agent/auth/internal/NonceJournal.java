@@ -1,6 +1,7 @@
 package io.dogama.agent.auth.internal;
 
 import io.dogama.agent.auth.AuthException;
+import io.dogama.agent.auth.Authenticator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -111,6 +112,8 @@ final class NonceJournal implements AutoCloseable {
         if (!Files.isDirectory(dir)) {
             throw new AuthException("data directory " + dir + " does not exist");
         }
+        // The lock file stays after every run: without it there was no earlier run in this directory.
+        boolean ranBefore = Files.exists(dir.resolve(LOCK_FILE));
         FileChannel lockChannel = null;
         try {
             lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE,
@@ -131,6 +134,7 @@ final class NonceJournal implements AutoCloseable {
                 files.addFirst(dir.resolve(FILE));
             }
             Instant since = null;
+            boolean torn = false;
             List<NonceMemory.Entry> entries = new ArrayList<>();
             for (Path file : files) {
                 byte[] content;
@@ -140,10 +144,21 @@ final class NonceJournal implements AutoCloseable {
                     continue;
                 }
                 Instant began = parse(content, file, entries);
+                torn |= content.length > 0 && content[content.length - 1] != '\n';
                 // Every segment carries the same start; should they ever differ, the later one is the safe one.
                 since = since == null || began.isAfter(since) ? began : since;
             }
             Instant memorySince = since == null ? now : since;
+            if (torn || since == null && ranBefore) {
+                // Cut mid-line, or gone although an agent ran here: answered nonces may be lost (a crash
+                // tears only an unanswered line, but nothing tells the two apart). No request signed
+                // before this start can carry a timestamp later than now + the window, so refusing
+                // those never accepts a replay; it costs the requests of the next 30 s a retry.
+                Instant safe = now.plus(Authenticator.WINDOW);
+                memorySince = safe.isAfter(memorySince) ? safe : memorySince;
+                LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal in {0} was {1}; requests timestamped "
+                        + "before {2} are refused", dir, torn ? "cut short" : "missing", memorySince);
+            }
             return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, files), memorySince,
                     entries);
         } catch (IOException e) {
