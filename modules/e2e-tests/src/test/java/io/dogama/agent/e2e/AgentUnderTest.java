@@ -81,6 +81,11 @@ class AgentUnderTest implements AutoCloseable {
     private DogamaClient client;
     /** Environment for the agent's process on top of the test's own, e.g. JVM options. */
     private final Map<String, String> agentEnvironment;
+    /** True if the agent reaches the engine through an {@link EngineLink} the test can cut. */
+    private boolean throughLink;
+    private EngineLink link;
+    /** The size of a tmpfs mounted as the data directory, 0 for none. */
+    private long dataTmpfsBytes;
 
     AgentUnderTest() {
         this(Map.of());
@@ -89,6 +94,33 @@ class AgentUnderTest implements AutoCloseable {
     /** @param agentEnvironment environment variables for the agent's process, e.g. {@code JAVA_TOOL_OPTIONS} */
     AgentUnderTest(Map<String, String> agentEnvironment) {
         this.agentEnvironment = Map.copyOf(agentEnvironment);
+    }
+
+    /**
+     * The agent will reach the engine through a link the test can cut ({@link #engineLink()}).
+     *
+     * @return this
+     */
+    final AgentUnderTest throughEngineLink() {
+        throughLink = true;
+        return this;
+    }
+
+    /**
+     * The data directory will be a tmpfs of this size (needs root, as CI has), so that a test can
+     * fill it.
+     *
+     * @param bytes its size
+     * @return this
+     */
+    final AgentUnderTest dataOnTmpfs(long bytes) {
+        dataTmpfsBytes = bytes;
+        return this;
+    }
+
+    /** @return the link to the engine ({@link #throughEngineLink()}) */
+    final EngineLink engineLink() {
+        return link;
     }
 
     /** Sets up the world and starts the agent; on failure everything made so far is removed. */
@@ -120,6 +152,15 @@ class AgentUnderTest implements AutoCloseable {
             base = Files.createTempDirectory("dogama-e2e-" + token + "-");
             dataDir = Files.createDirectory(base.resolve("data"), PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwx------")));
+            if (dataTmpfsBytes > 0) {
+                Engine.command(List.of("mount", "-t", "tmpfs", "-o", "size=" + dataTmpfsBytes + ",mode=0700", "tmpfs",
+                        dataDir.toString()));
+            }
+            if (throughLink) {
+                // its own folder: an allowed root or the data directory may not lie in the socket's folder
+                link = new EngineLink(mkdir0755(base.resolve("engine-link")).resolve("docker.sock"),
+                        Path.of(engine.socketPath()));
+            }
             Path secrets = Files.createDirectory(base.resolve("secrets"), PosixFilePermissions.asFileAttribute(
                     PosixFilePermissions.fromString("rwx------")));
             byte[] secret = new byte[32];
@@ -151,7 +192,7 @@ class AgentUnderTest implements AutoCloseable {
     private void writeConfig() {
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("listen", Map.of("host", "127.0.0.1", "port", listenPort));
-        c.put("dockerSocket", engine.socketPath());
+        c.put("dockerSocket", link != null ? link.path().toString() : engine.socketPath());
         c.put("secretFile", secretFile.toString());
         c.put("dataDir", dataDir.toString());
         c.put("allowedRoots", Map.of("instances", root.toString()));
@@ -298,6 +339,15 @@ class AgentUnderTest implements AutoCloseable {
             for (String n : nets) {
                 run(failures, () -> engine.tryRun("network", "rm", n));
             }
+        }
+        if (link != null) {
+            EngineLink l = link;
+            link = null;
+            run(failures, l::close);
+        }
+        if (dataTmpfsBytes > 0 && dataDir != null) {
+            Path d = dataDir;
+            run(failures, () -> Engine.command(List.of("umount", d.toString())));
         }
         if (base != null) {
             run(failures, this::keepLog);

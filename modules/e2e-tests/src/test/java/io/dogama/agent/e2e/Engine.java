@@ -101,6 +101,35 @@ final class Engine {
         }
     }
 
+    /**
+     * Runs a host command that must succeed (e.g. {@code mount}), bounded like a CLI call.
+     *
+     * @param cmd the command and its arguments
+     */
+    static void command(List<String> cmd) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        try {
+            Process p = pb.start();
+            CompletableFuture<String> out = readAsync(p.getInputStream());
+            if (!p.waitFor(CLI_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("e2e: " + String.join(" ", cmd) + " did not finish in " + CLI_TIMEOUT);
+            }
+            if (p.exitValue() != 0) {
+                throw new AssertionError("e2e: " + String.join(" ", cmd) + " failed (" + p.exitValue() + "): "
+                        + out.get(10, TimeUnit.SECONDS).strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("e2e: cannot run " + cmd.getFirst(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("e2e: interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("e2e: cannot read the output of " + String.join(" ", cmd), e);
+        }
+    }
+
     private static CompletableFuture<String> readAsync(InputStream in) {
         CompletableFuture<String> f = new CompletableFuture<>();
         Thread.ofVirtual().start(() -> {

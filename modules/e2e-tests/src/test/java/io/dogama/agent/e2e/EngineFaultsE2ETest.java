@@ -1,0 +1,102 @@
+package io.dogama.agent.e2e;
+
+import static io.dogama.agent.e2e.Checks.assertProblem;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue 15, fault campaign: the engine goes away while the agent runs and comes back, and the engine
+ * answers one instance slowly while others are driven. The real agent from the jlink image, the real
+ * engine behind an {@link EngineLink} the test cuts (the shared engine itself keeps running).
+ */
+class EngineFaultsE2ETest {
+    @RegisterExtension
+    static final E2E e2e = new E2E();
+
+    static {
+        e2e.throughEngineLink();
+    }
+
+    private static String path(Plans.Plan p) {
+        return "/v1/instances/" + p.id();
+    }
+
+    @Test
+    void theEngineGoneAndBackWithoutAnAgentRestart() {
+        Plans.Plan a = e2e.plan(e2e.instanceId("gone-a"));
+        assertEquals(201, e2e.wire().post("/v1/instances", a.json()).status());
+        assertEquals(200, e2e.wire().post(path(a) + "/start").status());
+        Plans.Plan b = e2e.plan(e2e.instanceId("gone-b"));
+        long pid = e2e.process().pid();
+
+        e2e.engineLink().down();
+        try {
+            assertProblem(e2e.wire().get("/v1/health"), 503, "docker_unavailable");
+            Wire.Response list = e2e.wire().get("/v1/instances");
+            assertEquals(200, list.status(), "the registered list is served from the registry: " + list);
+            assertTrue(list.body().contains(a.id()), list.body());
+            assertProblem(e2e.wire().post(path(a) + "/stop", "{\"timeoutSeconds\":1}"), 503, "docker_unavailable");
+            assertProblem(e2e.wire().post("/v1/instances", b.json()), 503, "docker_unavailable");
+            assertProblem(e2e.wire().get(path(a)), 503, "docker_unavailable");
+        } finally {
+            e2e.engineLink().up();
+        }
+
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+        assertEquals("RUNNING", e2e.wire().get(path(a)).json().get("state"), "the refused stop changed nothing");
+        assertFalse(e2e.wire().get("/v1/instances").body().contains(b.id()), "the refused create left no record");
+        assertEquals(0, e2e.engine().containersOf(b.id()).size(), "the refused create left no container");
+        assertEquals(200, e2e.wire().post(path(a) + "/stop", "{\"timeoutSeconds\":1}").status());
+        assertEquals(201, e2e.wire().post("/v1/instances", b.json()).status());
+        assertEquals(204, e2e.wire().delete(path(a)).status());
+        assertEquals(204, e2e.wire().delete(path(b)).status());
+        assertEquals(pid, e2e.process().pid(), "the same agent process throughout");
+    }
+
+    /**
+     * The engine answers one instance's stop slowly (its answer held by the link until the test lets
+     * it through): that stop holds only its own instance. While it is in flight, a second request on
+     * it is instance_busy, and another instance is driven through inspect, stop, start, restart,
+     * stats, the list and health.
+     */
+    @Test
+    void aSlowEngineAnswerBlocksOnlyItsOwnInstance() throws Exception {
+        Plans.Plan slow = e2e.plan(e2e.instanceId("slow"));
+        Plans.Plan other = e2e.plan(e2e.instanceId("other"));
+        for (Plans.Plan p : new Plans.Plan[] {slow, other}) {
+            assertEquals(201, e2e.wire().post("/v1/instances", p.json()).status());
+            assertEquals(200, e2e.wire().post(path(p) + "/start").status());
+        }
+        String slowId = e2e.engine().containersOf(slow.id()).getFirst();
+        EngineLink.Hold hold = e2e.engineLink().hold("/containers/" + slowId + "/stop");
+        CompletableFuture<Wire.Response> stopping;
+        try {
+            stopping = CompletableFuture.supplyAsync(
+                    () -> e2e.wire().post(path(slow) + "/stop", "{\"timeoutSeconds\":1}"));
+            assertTrue(hold.awaitHeld(Duration.ofSeconds(20)), "the slow stop never reached the engine");
+            assertProblem(e2e.wire().post(path(slow) + "/start"), 409, "instance_busy");
+
+            assertEquals("RUNNING", e2e.wire().get(path(other)).json().get("state"));
+            assertEquals(200, e2e.wire().post(path(other) + "/stop", "{\"timeoutSeconds\":0}").status());
+            assertEquals(200, e2e.wire().post(path(other) + "/start").status());
+            assertEquals(200, e2e.wire().post(path(other) + "/restart", "{\"timeoutSeconds\":0}").status());
+            assertEquals(200, e2e.wire().get(path(other) + "/stats").status());
+            assertEquals(200, e2e.wire().get("/v1/instances").status());
+            assertEquals(200, e2e.wire().get("/v1/health").status());
+            assertFalse(stopping.isDone(), () -> "the slow stop was answered while held: " + stopping.join());
+        } finally {
+            hold.release();
+        }
+        assertEquals(200, stopping.get(60, TimeUnit.SECONDS).status());
+        assertEquals("STOPPED", e2e.wire().get(path(slow)).json().get("state"));
+        assertEquals(204, e2e.wire().delete(path(slow)).status());
+        assertEquals(204, e2e.wire().delete(path(other)).status());
+    }
+}

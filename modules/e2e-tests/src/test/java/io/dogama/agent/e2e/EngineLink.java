@@ -1,0 +1,183 @@
+package io.dogama.agent.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The agent's way to the real engine, which a test can cut and restore: a Unix socket that relays
+ * every connection, byte for byte, to the engine's socket. {@link #down()} is what the agent sees
+ * when dockerd stops (the socket file is gone, live connections are closed); {@link #up()} is
+ * dockerd back. {@link #hold} makes the engine answer slowly: the answer to a request whose line
+ * names a path is kept from the agent until the test releases it. The shared engine itself is never
+ * stopped, so other tests keep it.
+ */
+final class EngineLink implements AutoCloseable {
+    private final Path path;
+    private final Path engine;
+    private final Set<SocketChannel> live = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocketChannel server;
+    private volatile Hold hold;
+
+    /** Answers held back from the agent: to requests naming {@code fragment} in their request line. */
+    static final class Hold {
+        private final String fragment;
+        private final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+
+        private Hold(String fragment) {
+            this.fragment = fragment;
+        }
+
+        /**
+         * @param timeout how long to wait
+         * @return true once a matching request went to the engine and its answer is being held
+         */
+        boolean awaitHeld(java.time.Duration timeout) throws InterruptedException {
+            return held.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+
+        /** Lets the held answer (and every later one) through. */
+        void release() {
+            released.countDown();
+        }
+    }
+
+    /**
+     * @param fragment a part of a request line, e.g. {@code "/containers/<id>/stop"}
+     * @return the hold; release it before the agent's Docker deadline
+     */
+    Hold hold(String fragment) {
+        Hold h = new Hold(fragment);
+        hold = h;
+        return h;
+    }
+
+    EngineLink(Path path, Path engine) {
+        this.path = path;
+        this.engine = engine;
+        up();
+    }
+
+    Path path() {
+        return path;
+    }
+
+    synchronized void up() {
+        if (server != null) {
+            return;
+        }
+        try {
+            ServerSocketChannel s = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            s.bind(UnixDomainSocketAddress.of(path));
+            server = s;
+            Thread.ofPlatform().daemon().name("engine-link-accept").start(() -> accept(s));
+        } catch (IOException e) {
+            throw new UncheckedIOException("e2e: cannot open the engine link", e);
+        }
+    }
+
+    synchronized void down() {
+        ServerSocketChannel s = server;
+        server = null;
+        if (s == null) {
+            return;
+        }
+        try {
+            s.close();
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException("e2e: cannot close the engine link", e);
+        }
+        for (SocketChannel c : live) {
+            closeQuietly(c);
+        }
+        live.clear();
+    }
+
+    private void accept(ServerSocketChannel s) {
+        while (s.isOpen()) {
+            SocketChannel agent;
+            try {
+                agent = s.accept();
+            } catch (IOException closed) {
+                return;
+            }
+            SocketChannel docker;
+            try {
+                docker = SocketChannel.open(UnixDomainSocketAddress.of(engine));
+            } catch (IOException e) {
+                closeQuietly(agent);
+                continue;
+            }
+            live.add(agent);
+            live.add(docker);
+            java.util.concurrent.atomic.AtomicReference<Hold> pending = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread.ofVirtual().start(() -> pump(agent, docker, pending, true));
+            Thread.ofVirtual().start(() -> pump(docker, agent, pending, false));
+        }
+    }
+
+    /**
+     * Copies one direction. Requests (agent to engine) are looked at for the hold's fragment; the
+     * engine's next answer on that connection then waits for the release (the agent sends one
+     * request at a time on a connection).
+     */
+    private void pump(SocketChannel from, SocketChannel to, java.util.concurrent.atomic.AtomicReference<Hold> pending,
+            boolean requests) {
+        ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+        try {
+            while (from.read(buf) >= 0) {
+                buf.flip();
+                Hold h = hold;
+                if (requests && h != null && new String(buf.array(), 0, buf.limit(),
+                        java.nio.charset.StandardCharsets.ISO_8859_1).contains(h.fragment)) {
+                    pending.set(h);
+                }
+                Hold waiting = requests ? null : pending.getAndSet(null);
+                if (waiting != null) {
+                    waiting.held.countDown();
+                    waiting.released.await();
+                }
+                while (buf.hasRemaining()) {
+                    to.write(buf);
+                }
+                buf.clear();
+            }
+            to.shutdownOutput();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeQuietly(from);
+            closeQuietly(to);
+        } catch (IOException e) {
+            closeQuietly(from);
+            closeQuietly(to);
+        } finally {
+            if (!from.isOpen() || !to.isOpen()) {
+                live.remove(from);
+                live.remove(to);
+            }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+
+    @Override
+    public void close() {
+        down();
+    }
+}
