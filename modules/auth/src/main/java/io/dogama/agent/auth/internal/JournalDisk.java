@@ -26,13 +26,26 @@ interface JournalDisk {
     /** Owner read and write only, given at creation. */
     FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
+    /**
+     * A write that left nothing behind: the file is as it was before it (e.g. the file system was
+     * full, and what part of the bytes got in was cut off again). The journal can go on.
+     */
+    final class NotWritten extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        NotWritten(IOException cause) {
+            super("nothing was written", cause);
+        }
+    }
+
     /** An open file that is appended to. */
     interface Appender extends AutoCloseable {
         /**
          * Writes every remaining byte at the end of the file.
          *
          * @param bytes the bytes
-         * @throws IOException if the write failed; how much of it reached the file is unknown
+         * @throws NotWritten if it failed and the file is as it was before the call
+         * @throws IOException if the write failed otherwise; how much of it reached the file is unknown
          */
         void write(ByteBuffer bytes) throws IOException;
 
@@ -98,8 +111,20 @@ interface JournalDisk {
             return new Appender() {
                 @Override
                 public void write(ByteBuffer bytes) throws IOException {
-                    while (bytes.hasRemaining()) {
-                        channel.write(bytes);
+                    long before = channel.size();
+                    try {
+                        while (bytes.hasRemaining()) {
+                            channel.write(bytes);
+                        }
+                    } catch (IOException e) {
+                        try {
+                            // a full file system takes part of a write: cut it back to the lines before
+                            channel.truncate(before);
+                        } catch (IOException notEvenThat) {
+                            e.addSuppressed(notEvenThat);
+                            throw e;
+                        }
+                        throw new NotWritten(e);
                     }
                 }
 
@@ -120,8 +145,14 @@ interface JournalDisk {
             try (FileChannel out = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE), OWNER_ONLY)) {
                 ByteBuffer buffer = ByteBuffer.wrap(content);
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
+                try {
+                    while (buffer.hasRemaining()) {
+                        out.write(buffer);
+                    }
+                } catch (IOException e) {
+                    // a full file system: the new file is removed again and nothing else changed
+                    Files.deleteIfExists(file);
+                    throw new NotWritten(e);
                 }
                 out.force(true);
             }

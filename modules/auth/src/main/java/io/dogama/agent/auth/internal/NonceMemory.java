@@ -32,7 +32,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * force returned, so no nonce is acknowledged before it is on disk. While one force runs, every new
  * admission joins the next batch, and the next force covers all of them.
  *
- * <p><b>Failures.</b> If a write or force fails, every admission of that batch is
+ * <p><b>Failures.</b> A write that left nothing in the journal (a full file system: what got in
+ * is cut off again) refuses its batch as {@link Admission#STALLED} and the next batch tries again.
+ * If a write or force fails otherwise, every admission of that batch is
  * {@link Admission#FAILED} (refused, never accepted), the failure is logged at ERROR, and the memory
  * refuses every later admission as {@code FAILED} until the agent is restarted: after a failed
  * {@code fsync} the kernel may have dropped the unwritten pages, so a later successful force proves
@@ -77,6 +79,8 @@ public final class NonceMemory implements AutoCloseable {
     private final Condition work = lock.newCondition();
     private final Thread journalThread;
     private State state = State.OPEN;
+    /** The last batch could not be written at all (only the writer thread reads and writes this). */
+    private boolean noSpace;
     private Batch open = new Batch();
     private boolean closed;
 
@@ -327,6 +331,19 @@ public final class NonceMemory implements AutoCloseable {
             try {
                 journal.append(batch.bytes, batch.length, batch.maxExpiryMillis, clock.millis());
                 batch.complete(Admission.ADMITTED);
+                if (noSpace) {
+                    noSpace = false;
+                    LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal is written again");
+                }
+            } catch (JournalDisk.NotWritten e) {
+                // Nothing of the batch is in the journal and nothing before it was touched: its requests are
+                // refused as busy (their nonces stay remembered in memory) and the next batch tries again.
+                if (!noSpace) {
+                    noSpace = true;
+                    LOG.log(System.Logger.Level.ERROR, "auth: the nonce journal cannot be written (is the data "
+                            + "directory full?); requests are refused as busy until it can", e);
+                }
+                batch.complete(Admission.STALLED);
             } catch (IOException | RuntimeException e) {
                 lock.lock();
                 try {

@@ -1,0 +1,93 @@
+package io.dogama.agent.auth.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.dogama.agent.auth.NonceStore;
+import io.dogama.agent.auth.TestClock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 15: a journal write that left nothing behind (a full data directory; the real disk cuts a
+ * partial write back, which FullDiskE2ETest shows on a real tmpfs) refuses its requests as busy and
+ * does not break the memory: once the disk takes writes again, requests are admitted, durably.
+ */
+class NoSpaceTest {
+    private static final Instant T0 = Instant.parse("2026-12-01T19:04:05Z");
+
+    @TempDir
+    Path dir;
+
+    /** The real disk, except that appends fail as a full file system does while {@link #full} is set. */
+    private static final class FillableDisk implements JournalDisk {
+        volatile boolean full;
+
+        @Override
+        public Appender append(Path file) throws IOException {
+            Appender real = JournalDisk.REAL.append(file);
+            return new Appender() {
+                @Override
+                public void write(ByteBuffer bytes) throws IOException {
+                    if (full) {
+                        throw new NotWritten(new IOException("No space left on device"));
+                    }
+                    real.write(bytes);
+                }
+
+                @Override
+                public void force() throws IOException {
+                    real.force();
+                }
+
+                @Override
+                public void close() throws IOException {
+                    real.close();
+                }
+            };
+        }
+
+        @Override
+        public void createForced(Path file, byte[] content) throws IOException {
+            JournalDisk.REAL.createForced(file, content);
+        }
+
+        @Override
+        public void replace(Path from, Path to) throws IOException {
+            JournalDisk.REAL.replace(from, to);
+        }
+
+        @Override
+        public void forceDirectory(Path d) throws IOException {
+            JournalDisk.REAL.forceDirectory(d);
+        }
+
+        @Override
+        public void delete(Path file) throws IOException {
+            JournalDisk.REAL.delete(file);
+        }
+    }
+
+    @Test
+    void aFullDiskRefusesAsBusyAndTheJournalGoesOnWhenSpaceReturns() throws Exception {
+        TestClock clock = new TestClock(T0);
+        FillableDisk disk = new FillableDisk();
+        try (NonceMemory m = NonceMemory.persistent(dir, 100, NonceStore.RETENTION, Duration.ofSeconds(5), clock,
+                disk, NonceMemory.MAX_PENDING_BYTES)) {
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000001", T0));
+            disk.full = true;
+            assertEquals(Admission.STALLED, m.admit("nonce-0000000000000002", T0));
+            assertEquals(Admission.STALLED, m.admit("nonce-0000000000000003", T0));
+            disk.full = false;
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000004", T0), "not broken for good");
+            assertEquals(Admission.REPLAYED, m.admit("nonce-0000000000000002", T0), "a refused nonce stays spent");
+        }
+        String journal = Files.readString(dir.resolve(NonceJournal.FILE));
+        assertEquals(3, journal.lines().count(), "the header and the two admitted nonces: " + journal);
+    }
+}
