@@ -5,6 +5,7 @@ import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
+import io.dogama.agent.registry.RegistryFullException;
 
 /** Maps failures to the problem codes a caller sees; engine and registry details stay in the log. */
 final class Problems {
@@ -15,14 +16,17 @@ final class Problems {
 
     /**
      * @param failure any failure an operation step may raise
-     * @return {@code docker_unavailable} for an engine that does not answer in time, the carried
-     *         code for an {@link Abort}, else {@code internal_error}
+     * @return {@code docker_unavailable} for an engine that does not answer in time, {@code busy} for
+     *         a registry write the full data directory refused, the carried code for an {@link Abort},
+     *         else {@code internal_error}
      */
     static ProblemCode code(Exception failure) {
         return switch (failure) {
             case Abort a -> a.code();
             case DockerUnavailableException e -> ProblemCode.DOCKER_UNAVAILABLE;
             case DockerTimeoutException e -> ProblemCode.DOCKER_UNAVAILABLE;
+            // the data directory is full: nothing was stored, the same request may succeed later
+            case RegistryFullException e -> ProblemCode.BUSY;
             default -> ProblemCode.INTERNAL_ERROR;
         };
     }

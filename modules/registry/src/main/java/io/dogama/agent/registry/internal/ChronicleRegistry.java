@@ -6,8 +6,10 @@ import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
+import io.dogama.agent.registry.RegistryFullException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -269,6 +271,7 @@ public final class ChronicleRegistry implements Registry {
             // it created itself would get the umask's mode.
             PrivateFiles.createEmpty(tmp);
             fresh = builder(maxInstances).createPersistedTo(tmp.toFile());
+            reserve(tmp);
             afterCreationStep.accept(CreationStep.LAID_OUT);
             fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
             afterCreationStep.accept(CreationStep.SENTINEL_WRITTEN);
@@ -289,16 +292,49 @@ public final class ChronicleRegistry implements Registry {
         }
     }
 
+    /** The page size the reservation steps by; a smaller real page only means more steps. */
+    private static final int PAGE_BYTES = 4096;
+
+    /**
+     * Gives every page of the map's file its blocks now. Chronicle lays the file out sparse and writes
+     * through a shared mapping: a store into a page the file system cannot give (full data directory)
+     * is a SIGBUS in the middle of a write. Reserved pages never need a new block. Writing a zero
+     * only where the byte is zero changes no content.
+     *
+     * @param file the map's file (open by nobody else but this process, which is not writing yet)
+     * @throws IOException if the file system cannot give the blocks
+     */
+    static void reserve(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long size = ch.size();
+            ByteBuffer one = ByteBuffer.allocate(1);
+            for (long pos = 0; pos < size; pos += PAGE_BYTES) {
+                one.clear();
+                if (ch.read(one, pos) == 1 && one.get(0) == 0) {
+                    ch.write(ByteBuffer.wrap(new byte[1]), pos);
+                }
+            }
+        }
+    }
+
     private static ChronicleMap<String, byte[]> openMap(Path mapFile, int maxInstances, boolean recover)
             throws RegistryException {
         if (recover) {
             recover(mapFile, maxInstances);
         }
+        ChronicleMap<String, byte[]> m;
         try {
-            return builder(maxInstances).createPersistedTo(mapFile.toFile());
+            m = builder(maxInstances).createPersistedTo(mapFile.toFile());
         } catch (IOException | RuntimeException e) {
             throw new RegistryException(MAP_FILE + " is corrupt or unreadable", e);
         }
+        try {
+            reserve(mapFile);
+        } catch (IOException e) {
+            m.close();
+            throw new RegistryException("no space to reserve " + MAP_FILE, e);
+        }
+        return m;
     }
 
     /**
@@ -579,6 +615,11 @@ public final class ChronicleRegistry implements Registry {
             return new CasResult.Stored(record, 1);
         } catch (RuntimeException e) {
             throw failure("insert", e);
+        } catch (InternalError e) {
+            // A store to Chronicle's mapping that needed a page the file system could not give (SIGBUS,
+            // which the JVM turns into this error): the write went to the other slot, the current version
+            // is intact.
+            throw new RegistryFullException("insert: no space left for the registry file", e);
         } finally {
             stripe.unlock();
             insertLock.unlock();
@@ -607,6 +648,11 @@ public final class ChronicleRegistry implements Registry {
             return new CasResult.Stored(next, expectedGeneration + 1);
         } catch (RuntimeException e) {
             throw failure("replace", e);
+        } catch (InternalError e) {
+            // A store to Chronicle's mapping that needed a page the file system could not give (SIGBUS,
+            // which the JVM turns into this error): the write went to the other slot, the current version
+            // is intact.
+            throw new RegistryFullException("replace: no space left for the registry file", e);
         } finally {
             stripe.unlock();
             lifecycle.readLock().unlock();
@@ -638,6 +684,11 @@ public final class ChronicleRegistry implements Registry {
             return new CasResult.Removed(instanceId);
         } catch (RuntimeException e) {
             throw failure("remove", e);
+        } catch (InternalError e) {
+            // A store to Chronicle's mapping that needed a page the file system could not give (SIGBUS,
+            // which the JVM turns into this error): the write went to the other slot, the current version
+            // is intact.
+            throw new RegistryFullException("remove: no space left for the registry file", e);
         } finally {
             stripe.unlock();
             lifecycle.readLock().unlock();
