@@ -53,6 +53,7 @@ class ReconcileListenerTest {
     @Test
     void anInterruptedReplaceIsRolledBack() throws Exception {
         ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id)); // the new container is started only when the old one ran
         crashAt(Step.REPLACE_START_NEW, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
         assertEquals(List.of(id + " " + Reconciliations.Action.REPLACE_ROLLED_BACK), heard);
     }
