@@ -37,7 +37,7 @@ class OpenApiDocumentTest {
         assertNotNull(api);
         assertEquals("3.1.0", api.getOpenapi());
         assertTrue(api.getSpecVersion().name().endsWith("31"), api.getSpecVersion()::toString);
-        assertEquals(12, api.getPaths().values().stream().mapToInt(p -> p.readOperations().size()).sum());
+        assertEquals(13, api.getPaths().values().stream().mapToInt(p -> p.readOperations().size()).sum());
         assertEquals(3, api.getComponents().getSecuritySchemes().size());
         assertTrue(api.getComponents().getSecuritySchemes().get("DogamaSignature").getDescription()
                 .contains("DOGAMA-HMAC-V1"), "the canonical string is described");

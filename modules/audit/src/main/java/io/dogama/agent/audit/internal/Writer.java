@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -336,11 +335,29 @@ public final class Writer implements AutoCloseable {
         }
     }
 
+    /**
+     * Continues in the next file. The new file is opened before the old one is closed, so that a
+     * failure (no space for a new inode) leaves the writer on the old file, able to try again.
+     */
     private void rotate() throws IOException {
         channel.force(false);
+        Path file = Segments.file(dir, fileNumber + 1);
+        // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over.
+        FileChannel next = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(KeyFile.MODE));
+        try {
+            if (next.size() != 0) {
+                throw new IOException("audit: " + file.getFileName() + " exists and is not empty");
+            }
+            Fsync.directory(dir);
+        } catch (IOException e) {
+            next.close();
+            throw e;
+        }
         channel.close();
+        channel = next;
         fileNumber++;
-        openFile(true);
+        fileSize = 0;
         LOG.log(System.Logger.Level.INFO, "audit: rotated to {0} at seq {1}", Segments.file(dir, fileNumber).getFileName(),
                 seq + 1);
     }

@@ -41,9 +41,22 @@ final class Accountant {
                 "Mutations refused (503 busy) because their audit line could not be written.");
     }
 
+    /** "METHOD pattern" of each route, made once: the label is needed on every request. */
+    private static final java.util.Map<RouteTable.Route, String> LABELS = labels();
+
+    private static java.util.Map<RouteTable.Route, String> labels() {
+        java.util.Map<RouteTable.Route, String> m = new java.util.IdentityHashMap<>();
+        RouteTable.ROUTES.forEach(r -> m.put(r, r.method() + " " + r.pattern()));
+        return m;
+    }
+
     /** The label and audit route of a match: "METHOD pattern", or {@link #UNMATCHED}. */
     static String route(RouteTable.Route r) {
-        return r == null ? UNMATCHED : r.method() + " " + r.pattern();
+        if (r == null) {
+            return UNMATCHED;
+        }
+        String label = LABELS.get(r);
+        return label != null ? label : r.method() + " " + r.pattern();
     }
 
     /** Counts every answer. */

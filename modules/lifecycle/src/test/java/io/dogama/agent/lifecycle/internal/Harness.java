@@ -254,12 +254,18 @@ final class Harness implements AutoCloseable {
      * handle, start-up reconciliation.
      */
     void restartAgent() throws RegistryException, DockerException, LifecycleException {
+        restartAgent(io.dogama.agent.lifecycle.Reconciliations.NONE);
+    }
+
+    /** As {@link #restartAgent()}, telling {@code listener} what the reconciliation did. */
+    void restartAgent(io.dogama.agent.lifecycle.Reconciliations listener)
+            throws RegistryException, DockerException, LifecycleException {
         registry.close();
         docker.close();
         faults.current = Faults.NONE;
         docker = DockerEngine.connect(socket);
         registry = Registry.open(dataDir, 200);
-        ops = Agents.start(docker, registry, policy, faults);
+        ops = Agents.start(docker, registry, policy, faults, listener);
     }
 
     // ---------------------------------------------------------------- the engine, seen through the CLI
