@@ -38,6 +38,13 @@ final class FakeOperations implements AgentOperations {
     private record Entry(String plan, long revision, InstanceState state, String status) {
     }
 
+    /** Forgets every instance and every recorded call: the state a fresh fake starts in. */
+    synchronized void reset() {
+        instances.clear();
+        calls.clear();
+        bodies.clear();
+    }
+
     private void record(String call) {
         calls.add(call);
         if (explode) {

@@ -152,6 +152,17 @@ class HostileClientsOverHttpTest {
     }
 
     @Test
+    void aControlCharacterInTheMethodIsMalformedNotInternal() throws Exception {
+        // Found by HttpFuzzTest (input control-char-in-method): Helidon's Method.create throws on it and its
+        // connection reported an internal error, so these bytes got a 500 internal_error.
+        try (ServerFixture f = ServerFixture.start(dir)) {
+            RawHttp.Response r = RawHttp.exchange(f.port, ascii("GE\u0001T /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+            assertProblem(r, 400, "malformed_request");
+            assertEquals(List.of(), f.ops.calls);
+        }
+    }
+
+    @Test
     void everyAnswerBeforeAuthenticationClosesTheConnection() throws Exception {
         try (ServerFixture f = ServerFixture.start(dir)) {
             List<String> unsigned = List.of(

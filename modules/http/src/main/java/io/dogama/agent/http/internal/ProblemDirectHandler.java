@@ -11,6 +11,13 @@ import io.helidon.http.Status;
  * Answers the requests Helidon refuses before any handler runs (an unparsable request line, a
  * header block over the limit, a bad Host header, too many concurrent requests) with problem JSON
  * too, never with Helidon's own text. The message Helidon offers is ignored: it may quote the request.
+ *
+ * <p>Helidon calls this handler only for requests it refused before the gate ran: the gate answers
+ * its own failures, {@code internal_error} included ({@link RequestGate}). A 500 here is therefore
+ * Helidon failing on bytes it could not parse, not a fault of the agent: a control character in the
+ * method makes {@code Method.create} throw {@link IllegalArgumentException}, which Helidon's
+ * connection reports as an internal error (found by {@code HttpFuzzTest}). Such a request is
+ * {@code malformed_request}; no input may produce a 5xx.
  */
 final class ProblemDirectHandler implements DirectHandler {
 
@@ -32,11 +39,11 @@ final class ProblemDirectHandler implements DirectHandler {
     }
 
     static ProblemCode codeFor(int status) {
-        // Everything else Helidon refuses (400, 414, 431, 505 for HTTP/1.0, 501) is a request we cannot parse.
+        // Everything else Helidon refuses (400, 414, 431, 505 for HTTP/1.0, 501, and 500: see the class comment)
+        // is a request we cannot parse.
         return switch (status) {
             case 413 -> ProblemCode.BODY_TOO_LARGE;
             case 503 -> ProblemCode.BUSY;
-            case 500 -> ProblemCode.INTERNAL_ERROR;
             default -> ProblemCode.MALFORMED_REQUEST;
         };
     }
