@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.DockerApiException;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
@@ -16,7 +17,8 @@ final class Problems {
 
     /**
      * @param failure any failure an operation step may raise
-     * @return {@code docker_unavailable} for an engine that does not answer in time, {@code busy} for
+     * @return {@code docker_unavailable} for an engine that does not answer in time or answers with a
+     *         server error, {@code busy} for
      *         a registry write the full data directory refused, the carried code for an {@link Abort},
      *         else {@code internal_error}
      */
@@ -25,6 +27,9 @@ final class Problems {
             case Abort a -> a.code();
             case DockerUnavailableException e -> ProblemCode.DOCKER_UNAVAILABLE;
             case DockerTimeoutException e -> ProblemCode.DOCKER_UNAVAILABLE;
+            // The engine itself failed (found in the soak: a dockerd shutting down answers a start with
+            // 500): not the agent's error, and the request may be repeated once the engine is back.
+            case DockerApiException e when e.status() >= 500 -> ProblemCode.DOCKER_UNAVAILABLE;
             // the data directory is full: nothing was stored, the same request may succeed later
             case RegistryFullException e -> ProblemCode.BUSY;
             default -> ProblemCode.INTERNAL_ERROR;
