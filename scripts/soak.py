@@ -229,7 +229,9 @@ for t in threads:
 
 # ---------------------------------------------------------------- the end: beliefs against the truth
 s, d = call("GET", "/v1/instances")
-registered = {i["instanceId"]: i for i in json.loads(d)["instances"]} if s == 200 else {}
+if s != 200:
+    raise SystemExit("soak: the registry could not be listed at the end: %s %s" % (s, d[:200]))
+registered = {i["instanceId"]: i for i in json.loads(d)["instances"]}
 s, d = engine("GET", "/containers/json?all=1&filters=" + urllib.parse.quote(json.dumps({"label": ["io.dogama.managed=true"]})))
 containers = collections.defaultdict(list)
 for c in json.loads(d):
