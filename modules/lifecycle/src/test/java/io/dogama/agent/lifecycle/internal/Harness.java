@@ -486,7 +486,8 @@ final class Harness implements AutoCloseable {
 
     /** Throws a simulated engine failure. */
     static final Action FAIL = step -> {
-        throw new DockerApiException("injected fault at " + step, 500);
+        // a refusal the engine answers with 400 (an engine 5xx would be docker_unavailable: Problems)
+        throw new DockerApiException("injected fault at " + step, 400);
     };
 
     /** Halts, like a crash. */
