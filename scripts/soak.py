@@ -125,7 +125,7 @@ def client(n):
             elif op in ("start", "stop", "restart"):
                 s, d = call("POST", path + "/" + op, None if op == "start" else {"timeoutSeconds": 1})
             elif op == "replace":
-                rev = b["revision"] if b else 0
+                rev = b.get("revision", 0) if b else 0
                 s, d = call("PUT", path, {"plan": plan(iid, "r%d" % rnd.randrange(1000)), "expectedRevision": rev})
             elif op == "delete":
                 s, d = call("DELETE", path)
