@@ -1,5 +1,6 @@
 package io.dogama.agent.docker.internal;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,7 +10,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
@@ -45,8 +49,10 @@ final class FakeEngine implements AutoCloseable {
     private final AFUNIXServerSocket server;
     private final Handler handler;
     private volatile String versionJson = VERSION_141;
-    private final List<AFUNIXSocket> sockets = new CopyOnWriteArrayList<>();
-    final List<Received> received = new CopyOnWriteArrayList<>();
+    // Open connections only, and a queue of what was received: a fuzz run makes hundreds of thousands of
+    // connections, and copy-on-write lists grown by one element per connection made each one cost more than the last.
+    private final Set<AFUNIXSocket> sockets = ConcurrentHashMap.newKeySet();
+    final Queue<Received> received = new ConcurrentLinkedQueue<>();
     final AtomicInteger accepted = new AtomicInteger();
     /** Connections on which the fake saw the client's end close. */
     final AtomicInteger closedByClient = new AtomicInteger();
@@ -79,7 +85,8 @@ final class FakeEngine implements AutoCloseable {
 
     private void serve(AFUNIXSocket s, int connection) {
         try (s) {
-            InputStream in = s.getInputStream();
+            // Buffered: the request head is read byte by byte, and each read of the socket's own stream is a system call.
+            InputStream in = new BufferedInputStream(s.getInputStream());
             OutputStream out = s.getOutputStream();
             while (true) {
                 Received r = readRequest(in, connection);
@@ -107,6 +114,7 @@ final class FakeEngine implements AutoCloseable {
             // A write to a connection the client closed: the client gave up, as it should.
             closedByClient.incrementAndGet();
         } finally {
+            sockets.remove(s);
             ended.incrementAndGet();
         }
     }
