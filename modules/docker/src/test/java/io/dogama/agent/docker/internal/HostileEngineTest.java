@@ -13,6 +13,7 @@ import io.dogama.agent.docker.DockerConflictException;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerLimits;
+import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerProtocolException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
@@ -507,6 +508,30 @@ class HostileEngineTest {
         assertEquals(java.util.List.of("/v1.41/containers/" + id + "?force=true&v=false&link=false"),
                 fake.received.stream().filter(r -> r.method().equals("DELETE")).map(FakeEngine.Received::target)
                         .toList());
+    }
+
+    @Test
+    void aRefusedStartIsAboutTheEnginesStateARefusedCreateIsNot() throws Exception {
+        fake.close();
+        engine.close();
+        // What the soak met: after its restart, the engine answered starts with a 400 from its own network store.
+        fake = new FakeEngine(dir.resolve("engine3.sock"), (r, out, in) -> {
+            if (r.target().endsWith("/start") && r.target().contains("gone-")) {
+                return FakeEngine.json(out, 404, "{\"message\":\"" + MARKER + "\"}");
+            }
+            return FakeEngine.json(out, 400, "{\"message\":\"failed to update store " + MARKER + "\"}");
+        });
+        engine = DockerEngine.connect(dir.resolve("engine3.sock"), SMALL);
+        DockerApiException start = assertThrows(DockerApiException.class, () -> engine.startContainer("a".repeat(64)));
+        assertEquals(400, start.status());
+        assertTrue(start.aboutEngineState(), "a start names only the engine's own container");
+        assertClean(start);
+        var spec = CreateBodyTest.sample("dogama-x", java.util.List.of("net-a"));
+        DockerApiException create = assertThrows(DockerApiException.class, () -> engine.createContainer(spec));
+        assertFalse(create.aboutEngineState(), "a refused create is about the body the agent composed");
+        DockerApiException stop = assertThrows(DockerApiException.class, () -> engine.stopContainer("a".repeat(64), 1));
+        assertFalse(stop.aboutEngineState(), "only a start is marked");
+        assertThrows(DockerNotFoundException.class, () -> engine.startContainer("gone-" + "a".repeat(59)));
     }
 
     @Test

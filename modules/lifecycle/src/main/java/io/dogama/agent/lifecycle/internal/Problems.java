@@ -17,8 +17,8 @@ final class Problems {
 
     /**
      * @param failure any failure an operation step may raise
-     * @return {@code docker_unavailable} for an engine that does not answer in time or answers with a
-     *         server error, {@code busy} for
+     * @return {@code docker_unavailable} for an engine that does not answer in time, answers with a
+     *         server error or refuses a start for its own state, {@code busy} for
      *         a registry write the full data directory refused, the carried code for an {@link Abort},
      *         else {@code internal_error}
      */
@@ -30,6 +30,9 @@ final class Problems {
             // The engine itself failed (found in the soak: a dockerd shutting down answers a start with
             // 500): not the agent's error, and the request may be repeated once the engine is back.
             case DockerApiException e when e.status() >= 500 -> ProblemCode.DOCKER_UNAVAILABLE;
+            // The engine refused a request that named only its own container (a start; the soak saw
+            // a 400 from its network store after a restart): its state, not the agent's request.
+            case DockerApiException e when e.aboutEngineState() -> ProblemCode.DOCKER_UNAVAILABLE;
             // the data directory is full: nothing was stored, the same request may succeed later
             case RegistryFullException e -> ProblemCode.BUSY;
             default -> ProblemCode.INTERNAL_ERROR;

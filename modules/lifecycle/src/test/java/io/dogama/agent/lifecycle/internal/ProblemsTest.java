@@ -17,8 +17,11 @@ class ProblemsTest {
         assertEquals(ProblemCode.DOCKER_UNAVAILABLE, Problems.code(new DockerUnavailableException("gone")));
         assertEquals(ProblemCode.DOCKER_UNAVAILABLE, Problems.code(new DockerApiException("start failed", 500)));
         assertEquals(ProblemCode.DOCKER_UNAVAILABLE, Problems.code(new DockerApiException("start failed", 503)));
+        // a start refused for the engine's own state (the soak: its network store after a restart)
+        assertEquals(ProblemCode.DOCKER_UNAVAILABLE, Problems.code(new DockerApiException("start", 400, true)));
         // an answer the agent should never provoke stays the agent's error
         assertEquals(ProblemCode.INTERNAL_ERROR, Problems.code(new DockerApiException("bad request", 400)));
+        assertEquals(ProblemCode.INTERNAL_ERROR, Problems.code(new DockerApiException("bad request", 400, false)));
     }
 
     @Test
