@@ -7,11 +7,15 @@ import java.util.TreeMap;
  * The set of remembered nonce fingerprints ({@link NonceHash}), each with the epoch second after
  * which it may be forgotten. Not thread-safe: {@link NonceMemory} guards it with its lock.
  *
- * <p>Layout: one open-addressing table with linear probing, allocated once at its full size, of
- * {@link #slotsFor slotsFor(capacity)} slots, each a {@code long} fingerprint (0 = empty) and an
- * {@code int} expiry second (relative to the second the table was made): 12 bytes a slot, 18 bytes
- * per nonce of capacity. For the default capacity of 2,000,000 that is 3,000,016 slots, 36 MB
- * (34.3 MiB), plus a few KiB of counters; nothing else is allocated per admission.
+ * <p>Layout: one open-addressing table with linear probing, each slot a {@code long} fingerprint
+ * (0 = empty) and an {@code int} expiry second (relative to the second the table was made): 12 bytes
+ * a slot. It starts at {@value #INITIAL_SLOTS} slots (768 KiB) and is rebuilt, holding only its live
+ * entries, whenever three quarters of its slots are occupied or fewer than an eighth are live: at
+ * twice its live entries (so it grows with the rate and shrinks after a burst), never below the initial size and never above
+ * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity. Memory therefore follows
+ * the request rate: 100,000 live nonces (about 1,700 req/s over the retention) take 2.4 MB; the
+ * default capacity of 2,000,000 at most 36 MB (34.3 MiB) for the table, plus, only while a rebuild
+ * to that size runs, the table it replaces (at most 24 MB). Nothing else is allocated per admission.
  *
  * <p>Expiry by whole seconds: besides the slots, a ring of {@value #RING} counters holds how many
  * remembered nonces expire in each second (seconds further ahead wait in a small sorted map). When
@@ -33,12 +37,19 @@ final class NonceTable {
     /** Slots the sweep advances per admission, 16. */
     static final int SWEEP_STEPS = 16;
 
+    /** Slots of a new table, 65,536; also the smallest a rebuild makes. */
+    static final int INITIAL_SLOTS = 1 << 16;
+
     /** Outcome of {@link #insert}. */
     enum Result { INSERTED, PRESENT, FULL }
 
-    private final long[] keys;
-    private final int[] expiries;
-    private final int slots;
+    private long[] keys;
+    private int[] expiries;
+    private int slots;
+    /** The size of a table at full capacity: it never grows beyond it. */
+    private final int maxSlots;
+    /** The smallest size a rebuild makes. */
+    private final int minSlots;
     private final int capacity;
     private final long baseSecond;
     private final int[] ring = new int[RING];
@@ -56,8 +67,23 @@ final class NonceTable {
      * @param nowSecond  the current epoch second
      */
     NonceTable(int capacity, int reserve, long nowSecond) {
+        this(capacity, reserve, nowSecond, INITIAL_SLOTS);
+    }
+
+    /**
+     * @param capacity     the most live entries {@link #insert} accepts
+     * @param reserve      the most entries the table must hold (see above)
+     * @param nowSecond    the current epoch second
+     * @param initialSlots the size of the new table and the smallest a rebuild makes (tests use a few)
+     */
+    NonceTable(int capacity, int reserve, long nowSecond, int initialSlots) {
+        if (initialSlots < 2) {
+            throw new IllegalArgumentException("auth: a nonce table needs at least two slots");
+        }
         this.capacity = capacity;
-        this.slots = slotsFor(Math.max(capacity, reserve));
+        this.maxSlots = slotsFor(Math.max(capacity, reserve));
+        this.minSlots = Math.min(maxSlots, initialSlots);
+        this.slots = minSlots;
         this.keys = new long[slots];
         this.expiries = new int[slots];
         this.baseSecond = nowSecond;
@@ -72,9 +98,14 @@ final class NonceTable {
         return (int) Math.min(Integer.MAX_VALUE - 8, entries + (long) entries / 2 + 16);
     }
 
-    /** @return the number of slots */
+    /** @return the number of slots now */
     int slots() {
         return slots;
+    }
+
+    /** @return the number of slots at full capacity, the most the table ever has */
+    int maxSlots() {
+        return maxSlots;
     }
 
     /** @return the number of occupied slots, live or dead but not yet swept */
@@ -132,6 +163,9 @@ final class NonceTable {
     Result insert(long key, long expirySecond, boolean enforceCapacity) {
         if (expirySecond < dropped) {
             throw new IllegalArgumentException("auth: a nonce that has already expired cannot be admitted");
+        }
+        if (slots < maxSlots && occupied >= slots - slots / 4 || slots > minSlots && live < slots / 8) {
+            rebuild();
         }
         sweep(SWEEP_STEPS);
         long k = key == 0 ? 1 : key;
@@ -193,6 +227,34 @@ final class NonceTable {
             }
         }
         return false;
+    }
+
+    /**
+     * Replaces the table by one of twice its live entries (between the initial and the full size)
+     * holding only those: dead entries are left behind, probe runs start afresh. The live count and
+     * the expiry counters are unchanged, since exactly the live entries move.
+     */
+    private void rebuild() {
+        long[] oldKeys = keys;
+        int[] oldExpiries = expiries;
+        int deadRel = relative(dropped);
+        int size = (int) Math.max(minSlots, Math.min(maxSlots, 2L * live + 16));
+        slots = size;
+        keys = new long[size];
+        expiries = new int[size];
+        occupied = 0;
+        cursor = 0;
+        for (int j = 0; j < oldKeys.length; j++) {
+            if (oldKeys[j] != 0 && oldExpiries[j] >= deadRel) {
+                int i = home(oldKeys[j]);
+                while (keys[i] != 0) {
+                    i = next(i);
+                }
+                keys[i] = oldKeys[j];
+                expiries[i] = oldExpiries[j];
+                occupied++;
+            }
+        }
     }
 
     /** Empties up to {@code steps} dead slots' worth of the table from the sweep cursor on. */

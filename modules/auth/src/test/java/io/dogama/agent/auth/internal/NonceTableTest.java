@@ -98,14 +98,55 @@ class NonceTableTest {
      */
     @Test
     void randomChurnAgreesWithAModelAndStaysWithinTheLoadBound() {
-        int capacity = 1000;
-        NonceTable t = new NonceTable(capacity, 0, T);
+        // A table at its full size from the start: the load bound of the fixed table.
+        churn(1000, NonceTable.slotsFor(1000), 1, 40, 200_000);
+    }
+
+    /**
+     * The same churn on a table that starts small: bursts (a new second only every 400 admissions)
+     * alternate with quiet spells (a new second every 4), so it grows to its full size, shrinks and
+     * grows again; no live key is ever lost across a rebuild.
+     */
+    @Test
+    void aTableThatGrowsAndShrinksWithTheRateAgreesWithTheModel() {
+        NonceTable t = churn(1000, 16, 4, 400, 400_000);
+        assertTrue(t.slots() <= t.maxSlots());
+    }
+
+    @Test
+    void aNewTableIsSmallAndGrowsOnlyWithItsLiveEntries() {
+        NonceTable t = new NonceTable(2_000_000, 0, T);
+        assertEquals(NonceTable.INITIAL_SLOTS, t.slots(), "2,000,000 of capacity do not take 36 MB at start");
+        for (long k = 1; k <= 100_000; k++) {
+            assertEquals(NonceTable.Result.INSERTED, t.insert(k << 32 | 1, T + 60, true));
+        }
+        assertTrue(t.slots() <= 4 * 100_000, "100,000 live nonces in " + t.slots() + " slots");
+        for (long k = 1; k <= 100_000; k++) {
+            assertTrue(t.contains(k << 32 | 1), "key " + k + " lost in a rebuild");
+        }
+        t.advance(T + 61);
+        assertEquals(0, t.live());
+        assertEquals(NonceTable.Result.INSERTED, t.insert(7L << 32, T + 120, true));
+        assertEquals(NonceTable.INITIAL_SLOTS, t.slots(), "back to the initial size once everything expired");
+        assertTrue(t.contains(7L << 32));
+    }
+
+    /**
+     * Churn far beyond the table size against a plain map: every key the model holds as live is found,
+     * nothing expired is, the live counts agree, and the occupied slots stay within the load bound
+     * (three quarters of a table below its full size; at full size the capacity plus one sweep
+     * cycle's worth of dead slots), so probe runs never fill the table.
+     */
+    private static NonceTable churn(int capacity, int initialSlots, int quiet, int busy, int steps) {
+        NonceTable t = new NonceTable(capacity, 0, T, initialSlots);
         Map<Long, Long> model = new HashMap<>();
         SplittableRandom random = new SplittableRandom(7);
         long now = T;
-        int maxOccupied = 0;
-        for (int step = 0; step < 200_000; step++) {
-            if (random.nextInt(40) == 0) {
+        int sizes = 0;
+        int lastSize = t.slots();
+        for (int step = 0; step < steps; step++) {
+            int every = (step / 20_000) % 2 == 0 ? busy : quiet;
+            if (random.nextInt(every) == 0) {
                 now++;
                 t.advance(now);
                 long n = now;
@@ -125,14 +166,22 @@ class NonceTableTest {
                 model.put(key, expiry);
             }
             assertEquals(model.size(), t.live(), "step " + step);
-            maxOccupied = Math.max(maxOccupied, t.occupied());
+            int bound = t.slots() < t.maxSlots() ? t.slots() - t.slots() / 4
+                    : capacity + t.slots() / NonceTable.SWEEP_STEPS + NonceTable.SWEEP_STEPS;
+            assertTrue(t.occupied() <= bound, "occupied " + t.occupied() + " of " + t.slots() + " at step " + step);
+            if (t.slots() != lastSize) {
+                sizes++;
+                lastSize = t.slots();
+            }
             if (step % 5000 == 0) {
                 for (long k : model.keySet()) {
                     assertTrue(t.contains(k), "live key lost at step " + step);
                 }
             }
         }
-        assertTrue(maxOccupied <= capacity + t.slots() / NonceTable.SWEEP_STEPS + NonceTable.SWEEP_STEPS,
-                "occupied slots reached " + maxOccupied + " of " + t.slots());
+        if (initialSlots < t.maxSlots()) {
+            assertTrue(sizes >= 3, "the table changed size only " + sizes + " times");
+        }
+        return t;
     }
 }
