@@ -58,6 +58,9 @@ class ProcessE2ETest {
         String flags = run(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 String.valueOf(p.pid()), "VM.flags"), Map.of()).output();
         assertTrue(flags.contains("-XX:+ExitOnOutOfMemoryError"), flags);
+        // The heap the memory budget is stated for (docs/performance.md, "Memory"), not the JVM's default.
+        assertTrue(flags.contains("-XX:+UseSerialGC"), flags);
+        assertTrue(flags.contains("-XX:MaxHeapSize=100663296"), flags);
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy
@@ -93,9 +96,10 @@ class ProcessE2ETest {
     void anOutOfMemoryErrorEndsTheProcess() throws Exception {
         e2e.stopAgent();
         // A heap too small for the agent: it runs out while it starts, in whichever thread. The launcher
-        // and the image's options are the production ones; JDK_JAVA_OPTIONS only adds the heap size.
+        // and the image's options are the production ones; JDK_JAVA_OPTIONS only sets the heap size (both
+        // bounds: the image's initial 16 MiB may not exceed a smaller maximum).
         Result r = run(List.of(RepoLayout.agentLauncher().toString(), "--config", e2e.config().toString()),
-                Map.of("JDK_JAVA_OPTIONS", "-Xmx4m"));
+                Map.of("JDK_JAVA_OPTIONS", "-Xms4m -Xmx4m"));
         assertEquals(OOM_STATUS, r.status(), r.output());
         assertTrue(r.output().contains("Terminating due to java.lang.OutOfMemoryError"), r.output());
     }

@@ -22,14 +22,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The reproduced denial of service of issue 18 item 1, against the real agent with the heap the compose
- * deployment gives it (-Xmx64m): unsigned clients declaring a 128 MiB chunk and sending 62 MiB of it.
+ * The reproduced denial of service of issue 18 item 1, against the real agent with a smaller heap than
+ * the image's own 96 MiB (-Xmx64m, what the compose deployment's 256 MiB limit gave it before the image
+ * set its heap): unsigned clients declaring a 128 MiB chunk and sending 62 MiB of it.
  * Before the fix Helidon buffered each whole chunk; two such clients ended the listener with an
  * OutOfMemoryError while the process lived on. Now each gets 413 at the size line, and a signed request
  * is still answered afterwards.
  */
 class SmallHeapE2ETest {
-    /** The compose deployment's heap. */
+    /** Two thirds of the image's heap. */
     @RegisterExtension
     static final E2E e2e = new E2E(Map.of("JAVA_TOOL_OPTIONS", "-Xmx64m"));
 
