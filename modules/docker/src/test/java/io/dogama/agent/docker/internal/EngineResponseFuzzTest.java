@@ -8,8 +8,10 @@ import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerLimits;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,6 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
  * answer always gives the same result.
  */
 class EngineResponseFuzzTest {
+    /**
+     * HostileEngineTest's small limits, but with time bounds no answer here can reach: the fake writes
+     * its whole answer and closes, so the client always meets the end of the bytes, never silence. A
+     * read timeout of 300 ms made a fuzz run on a loaded machine (load average 12) report two results
+     * for the same answer, a timeout and then the parser's verdict (input
+     * {@code timeout-under-load-same-answer}).
+     */
+    static final DockerLimits LIMITS = new DockerLimits(Duration.ofSeconds(10), Duration.ofSeconds(20),
+            Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(30),
+            HostileEngineTest.MAX_HEADER, HostileEngineTest.MAX_BODY, 256 * 1024, 4096, 2, 4);
+
     @TempDir
     static Path dir;
     static FakeEngine fake;
@@ -45,7 +58,7 @@ class EngineResponseFuzzTest {
             out.flush();
             return FakeEngine.After.CLOSE;
         });
-        engine = DockerEngine.connect(socket, HostileEngineTest.SMALL);
+        engine = DockerEngine.connect(socket, LIMITS);
     }
 
     @AfterAll
@@ -82,7 +95,7 @@ class EngineResponseFuzzTest {
         String result = callOnce(call);
         if (engine instanceof SocketDockerEngine s && s.transport().pool().idleCount() > 0) {
             engine.close();
-            engine = DockerEngine.connect(socket, HostileEngineTest.SMALL);
+            engine = DockerEngine.connect(socket, LIMITS);
         }
         return result;
     }
