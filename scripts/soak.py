@@ -16,6 +16,7 @@ key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
 b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
 CLIENTS, INSTANCES = 32, 40
 DURATION = minutes * 60
+JCMD = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "jcmd")
 
 
 def call(method, path, body=None, timeout=90):
@@ -163,17 +164,32 @@ def sample():
         try:
             status = open("/proc/%d/status" % pid).read()
             row["rss_mb"] = int([l for l in status.splitlines() if l.startswith("VmRSS")][0].split()[1]) // 1024
+            # anonymous (heap, metaspace, code, malloc) and shared (the registry's mapping on the tmpfs)
+            row["anon_mb"] = int([l for l in status.splitlines() if l.startswith("RssAnon")][0].split()[1]) // 1024
+            row["shmem_mb"] = int([l for l in status.splitlines() if l.startswith("RssShmem")][0].split()[1]) // 1024
             row["threads"] = int([l for l in status.splitlines() if l.startswith("Threads")][0].split()[1])
             row["fds"] = len(os.listdir("/proc/%d/fd" % pid))
         except (OSError, IndexError, TypeError):
             pass
-        s, d = call("GET", "/v1/metrics", timeout=10)
-        if s == 200:
-            for line in d.decode().splitlines():
-                if line.startswith("dogama_jvm_memory_heap_used_bytes") or line.startswith("jvm_memory_heap_used_bytes"):
-                    row["heap_mb"] = int(float(line.split()[-1])) // (1024 * 1024)
+        row["heap_mb"] = heap_used_mb()
+        # Once a minute a full collection first (jcmd GC.run), so the heap then in use is the live data:
+        # garbage not yet collected makes the plain heap figure climb until the old generation fills.
+        if pid and len(samples) % 6 == 5:
+            r = subprocess.run([JCMD, str(pid), "GC.run"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               timeout=30, check=False)
+            if r.returncode == 0:
+                row["live_mb"] = heap_used_mb()
         samples.append(row)
         time.sleep(10)
+
+
+def heap_used_mb():
+    s, d = call("GET", "/v1/metrics", timeout=10)
+    if s == 200:
+        for line in d.decode().splitlines():
+            if line.startswith("dogama_jvm_memory_heap_used_bytes") or line.startswith("jvm_memory_heap_used_bytes"):
+                return int(float(line.split()[-1])) // (1024 * 1024)
+    return None
 
 
 def chaos():
@@ -269,9 +285,17 @@ for (route, status, c), n in sorted(answers.items()):
 print("\n| minute | answers by status |\n|---|---|")
 for m in sorted(timeline):
     print("| %d | %s |" % (m, ", ".join("%s: %d" % kv for kv in sorted(timeline[m].items()))))
-print("\n| t s | RSS MB | heap MB | threads | fds |\n|---|---|---|---|---|")
+print("\n| t s | RSS MB | of it anonymous | of it shared (tmpfs) | heap MB | live heap MB (after a full GC) | threads | fds |")
+print("|---|---|---|---|---|---|---|---|")
 for r in samples:
-    print("| %s | %s | %s | %s | %s |" % (r["t"], r.get("rss_mb", "-"), r.get("heap_mb", "-"), r.get("threads", "-"), r.get("fds", "-")))
+    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (r["t"], r.get("rss_mb", "-"), r.get("anon_mb", "-"),
+                                                   r.get("shmem_mb", "-"), r.get("heap_mb") or "-", r.get("live_mb") or "",
+                                                   r.get("threads", "-"), r.get("fds", "-")))
+half = [r for r in samples if r["t"] >= DURATION / 2]
+for key, what in (("rss_mb", "RSS MB"), ("live_mb", "live heap MB"), ("threads", "threads"), ("fds", "open files")):
+    values = [r[key] for r in half if r.get(key) is not None]
+    if values:
+        print("Last half, %s: %d to %d, last %d" % (what, min(values), max(values), values[-1]))
 print("\nBelieved to exist: %d; registered: %d; engine containers of soak instances: %d" % (
     len(belief), len(registered), sum(len(v) for v in containers.values())))
 print("Uncertain (last mutation unanswered, e.g. in flight at the kill): %d %s" % (len(uncertain), uncertain))
