@@ -98,6 +98,7 @@ locks = {"soak-%02d" % i: threading.Lock() for i in range(INSTANCES)}
 answers = collections.Counter()  # (route, status, code)
 latency = collections.defaultdict(list)  # route -> seconds
 timeline = collections.defaultdict(collections.Counter)  # minute -> status
+minute_latency = collections.defaultdict(list)  # minute -> seconds of the answered requests (status > 0)
 samples = []
 stop_at = time.time() + DURATION
 t0 = time.time()
@@ -108,7 +109,10 @@ def note(route, status, body, seconds):
     with lock:
         answers[(route, status, code(status, body))] += 1
         latency[route].append(seconds)
-        timeline[int((time.time() - t0) // 60)][status] += 1
+        minute = int((time.time() - t0) // 60)
+        timeline[minute][status] += 1
+        if status:
+            minute_latency[minute].append(seconds)
 
 
 def client(n):
@@ -282,9 +286,11 @@ for route in sorted(latency):
 print("\n| route | status | code | count |\n|---|---|---|---|")
 for (route, status, c), n in sorted(answers.items()):
     print("| %s | %s | %s | %d |" % (route, status, c, n))
-print("\n| minute | answers by status |\n|---|---|")
+print("\n| minute | answers by status | p50 ms | p99 ms (answered requests, every route) |\n|---|---|---|---|")
 for m in sorted(timeline):
-    print("| %d | %s |" % (m, ", ".join("%s: %d" % kv for kv in sorted(timeline[m].items()))))
+    lat = minute_latency.get(m, [])
+    print("| %d | %s | %s | %s |" % (m, ", ".join("%s: %d" % kv for kv in sorted(timeline[m].items())),
+                                  "%.1f" % pct(lat, 0.5) if lat else "-", "%.1f" % pct(lat, 0.99) if lat else "-"))
 print("\n| t s | RSS MB | of it anonymous | of it shared (tmpfs) | heap MB | live heap MB (after a full GC) | threads | fds |")
 print("|---|---|---|---|---|---|---|---|")
 for r in samples:
