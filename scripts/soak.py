@@ -309,3 +309,9 @@ print("Lost registrations: %d %s" % (len(lost), lost))
 print("Mismatched (digest, revision or run state): %d %s" % (len(mismatched), mismatched[:5]))
 print("Orphan containers: %d %s; duplicates: %d %s" % (len(orphans), orphans, len(duplicates), duplicates))
 print("500s: %d" % sum(n for (r, st, c), n in answers.items() if st == 500))
+failures = len(lost) + len(mismatched) + len(orphans) + len(duplicates) + \
+    sum(n for (r, st, c), n in answers.items() if st == 500)
+if failures:
+    # The harness's verdict: any of these is a broken promise, not a figure to read.
+    raise SystemExit("soak: FAILED: lost registrations, mismatches, orphans, duplicates or 500s (above)")
+print("soak: passed (no lost registration, mismatch, orphan, duplicate or 500)")
