@@ -12,10 +12,13 @@ import java.util.TreeMap;
  * a slot. It starts at {@value #INITIAL_SLOTS} slots (768 KiB) and is rebuilt, holding only its live
  * entries, whenever three quarters of its slots are occupied or fewer than an eighth are live: at
  * twice its live entries (so it grows with the rate and shrinks after a burst), never below the initial size and never above
- * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity. Memory therefore follows
- * the request rate: 100,000 live nonces (about 1,700 req/s over the retention) take 2.4 MB; the
- * default capacity of 2,000,000 at most 36 MB (34.3 MiB) for the table, plus, only while a rebuild
- * to that size runs, the table it replaces (at most 24 MB). Nothing else is allocated per admission.
+ * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity; a rebuild whose size would
+ * pass half the full size makes the full size at once, so every smaller table is at most half of it.
+ * Memory therefore follows the request rate: 100,000 live nonces (about 1,700 req/s over the
+ * retention) take 2.4 MB; the default capacity of 2,000,000 at most 36 MB (34.3 MiB) for the table,
+ * plus, only while a rebuild runs, the table it replaces (at most 18 MB when growing, 36 MB when
+ * shrinking the full table to a small one): never more than 54 MB at once. Nothing else is
+ * allocated per admission.
  *
  * <p>Expiry by whole seconds: besides the slots, a ring of {@value #RING} counters holds how many
  * remembered nonces expire in each second (seconds further ahead wait in a small sorted map). When
@@ -239,6 +242,11 @@ final class NonceTable {
         int[] oldExpiries = expiries;
         int deadRel = relative(dropped);
         int size = (int) Math.max(minSlots, Math.min(maxSlots, 2L * live + 16));
+        if (size > maxSlots / 2) {
+            // Straight to the full size: every smaller table is then at most half of it, so a rebuild
+            // never holds more than one and a half full tables at once (the memory budget above).
+            size = maxSlots;
+        }
         slots = size;
         keys = new long[size];
         expiries = new int[size];

@@ -169,6 +169,8 @@ class NonceTableTest {
             int bound = t.slots() < t.maxSlots() ? t.slots() - t.slots() / 4
                     : capacity + t.slots() / NonceTable.SWEEP_STEPS + NonceTable.SWEEP_STEPS;
             assertTrue(t.occupied() <= bound, "occupied " + t.occupied() + " of " + t.slots() + " at step " + step);
+            assertTrue(t.slots() == t.maxSlots() || t.slots() <= t.maxSlots() / 2,
+                    "a table of " + t.slots() + " slots: neither full nor at most half of " + t.maxSlots());
             if (t.slots() != lastSize) {
                 sizes++;
                 lastSize = t.slots();
