@@ -9,9 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -351,24 +350,15 @@ class RoutesE2ETest {
     }
 
     /** GETs the demo's page on the published port; bounded, as httpd may need a moment after start. */
-    static String fetch(int port) throws InterruptedException {
+    static String fetch(int port) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        IOException last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
-                        .timeout(Duration.ofSeconds(3)).build(), HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return r.body();
-                }
-                fail("the demo answered " + r.statusCode() + ": " + r.body());
-            } catch (IOException e) {
-                last = e;
-                // connection refused until httpd listens: try again shortly
-                Thread.sleep(100);
-            }
-        }
-        throw new AssertionError("the demo on port " + port + " did not answer in 15 s", last);
+        HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                .timeout(Duration.ofSeconds(3)).build();
+        // connection refused until httpd listens: an IOException is looked at again, any answer is final
+        HttpResponse<String> r = Poll.until(Duration.ofSeconds(15), Duration.ofMillis(100),
+                "the demo on port " + port + " answering", () -> Optional.of(http.send(get,
+                        HttpResponse.BodyHandlers.ofString())));
+        assertEquals(200, r.statusCode(), "the demo answered " + r.statusCode() + ": " + r.body());
+        return r.body();
     }
 }

@@ -5,8 +5,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +48,9 @@ final class FakeEngine implements AutoCloseable {
         After handle(Received req, OutputStream out, InputStream in) throws IOException;
     }
 
+    /** The connection the calling fake thread serves, for {@link #paceUntilClientCloses}. */
+    private static final ThreadLocal<AFUNIXSocket> SERVING = new ThreadLocal<>();
+
     private final AFUNIXServerSocket server;
     private final Handler handler;
     private volatile String versionJson = VERSION_141;
@@ -84,6 +89,7 @@ final class FakeEngine implements AutoCloseable {
     }
 
     private void serve(AFUNIXSocket s, int connection) {
+        SERVING.set(s);
         try (s) {
             // Buffered: the request head is read byte by byte, and each read of the socket's own stream is a system call.
             InputStream in = new BufferedInputStream(s.getInputStream());
@@ -169,6 +175,26 @@ final class FakeEngine implements AutoCloseable {
             // keep draining
         }
         throw new IOException("client closed");
+    }
+
+    /**
+     * A slow engine's pacing that is over as soon as the client gives up: waits up to {@code bound}
+     * for the client to close the connection being served.
+     *
+     * @throws IOException once the client closed it (the handler's end)
+     */
+    static void paceUntilClientCloses(InputStream in, Duration bound) throws IOException {
+        AFUNIXSocket s = SERVING.get();
+        s.setSoTimeout((int) bound.toMillis());
+        try {
+            if (in.read() < 0) {
+                throw new IOException("client closed");
+            }
+        } catch (SocketTimeoutException e) {
+            // the bound passed and the client is still there: the handler goes on
+        } finally {
+            s.setSoTimeout(0);
+        }
     }
 
     List<Received> receivedOn(String targetPart) {

@@ -79,7 +79,7 @@ class HostileEngineTest {
                 while (true) {
                     out.write("X-A: b\r\n".getBytes(StandardCharsets.US_ASCII));
                     out.flush();
-                    sleepQuietly(100);
+                    FakeEngine.paceUntilClientCloses(in, Duration.ofMillis(100));
                 }
             }
             case "huge-length" -> {
@@ -222,15 +222,6 @@ class HostileEngineTest {
         out.write(b);
         out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
-    }
-
-    static void sleepQuietly(long millis) throws IOException {
-        try {
-            Thread.sleep(millis); // the fake's pacing, not test synchronisation
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted");
-        }
     }
 
     @BeforeEach
