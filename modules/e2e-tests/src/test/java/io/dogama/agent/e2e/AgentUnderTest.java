@@ -560,6 +560,17 @@ class AgentUnderTest implements AutoCloseable {
         return hostPortMin + HOST_PORT_SPAN - 1;
     }
 
+    /** @return the demo plan of a new instance {@code instanceId(name)}, created and started through the agent */
+    final Plans.Plan running(String name) {
+        Plans.Plan p = plan(instanceId(name));
+        int created = wire().post("/v1/instances", p.json()).status();
+        int started = wire().post(p.path() + "/start").status();
+        if (created != 201 || started != 200) {
+            throw new AssertionError("create " + p.id() + ": " + created + ", start: " + started);
+        }
+        return p;
+    }
+
     /** @return the demo plan for the instance: its data folder, a free host port, the run's network */
     final Plans.Plan plan(String instanceId) {
         return Plans.demo(instanceId, instanceData(instanceId).toString(), freeHostPort(), network);

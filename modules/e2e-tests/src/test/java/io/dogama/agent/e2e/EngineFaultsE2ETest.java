@@ -24,15 +24,11 @@ class EngineFaultsE2ETest {
         e2e.throughEngineLink();
     }
 
-    private static String path(Plans.Plan p) {
-        return "/v1/instances/" + p.id();
-    }
-
     @Test
     void theEngineGoneAndBackWithoutAnAgentRestart() {
         Plans.Plan a = e2e.plan(e2e.instanceId("gone-a"));
         assertEquals(201, e2e.wire().post("/v1/instances", a.json()).status());
-        assertEquals(200, e2e.wire().post(path(a) + "/start").status());
+        assertEquals(200, e2e.wire().post(a.path() + "/start").status());
         Plans.Plan b = e2e.plan(e2e.instanceId("gone-b"));
         long pid = e2e.process().pid();
 
@@ -42,21 +38,21 @@ class EngineFaultsE2ETest {
             Wire.Response list = e2e.wire().get("/v1/instances");
             assertEquals(200, list.status(), "the registered list is served from the registry: " + list);
             assertTrue(list.body().contains(a.id()), list.body());
-            assertProblem(e2e.wire().post(path(a) + "/stop", "{\"timeoutSeconds\":1}"), 503, "docker_unavailable");
+            assertProblem(e2e.wire().post(a.path() + "/stop", "{\"timeoutSeconds\":1}"), 503, "docker_unavailable");
             assertProblem(e2e.wire().post("/v1/instances", b.json()), 503, "docker_unavailable");
-            assertProblem(e2e.wire().get(path(a)), 503, "docker_unavailable");
+            assertProblem(e2e.wire().get(a.path()), 503, "docker_unavailable");
         } finally {
             e2e.engineLink().up();
         }
 
         assertEquals(200, e2e.wire().get("/v1/health").status());
-        assertEquals("RUNNING", e2e.wire().get(path(a)).json().get("state"), "the refused stop changed nothing");
+        assertEquals("RUNNING", e2e.wire().get(a.path()).json().get("state"), "the refused stop changed nothing");
         assertFalse(e2e.wire().get("/v1/instances").body().contains(b.id()), "the refused create left no record");
         assertEquals(0, e2e.engine().containersOf(b.id()).size(), "the refused create left no container");
-        assertEquals(200, e2e.wire().post(path(a) + "/stop", "{\"timeoutSeconds\":1}").status());
+        assertEquals(200, e2e.wire().post(a.path() + "/stop", "{\"timeoutSeconds\":1}").status());
         assertEquals(201, e2e.wire().post("/v1/instances", b.json()).status());
-        assertEquals(204, e2e.wire().delete(path(a)).status());
-        assertEquals(204, e2e.wire().delete(path(b)).status());
+        assertEquals(204, e2e.wire().delete(a.path()).status());
+        assertEquals(204, e2e.wire().delete(b.path()).status());
         assertEquals(pid, e2e.process().pid(), "the same agent process throughout");
     }
 
@@ -68,26 +64,22 @@ class EngineFaultsE2ETest {
      */
     @Test
     void aSlowEngineAnswerBlocksOnlyItsOwnInstance() throws Exception {
-        Plans.Plan slow = e2e.plan(e2e.instanceId("slow"));
-        Plans.Plan other = e2e.plan(e2e.instanceId("other"));
-        for (Plans.Plan p : new Plans.Plan[] {slow, other}) {
-            assertEquals(201, e2e.wire().post("/v1/instances", p.json()).status());
-            assertEquals(200, e2e.wire().post(path(p) + "/start").status());
-        }
+        Plans.Plan slow = e2e.running("slow");
+        Plans.Plan other = e2e.running("other");
         String slowId = e2e.engine().containersOf(slow.id()).getFirst();
         EngineLink.Hold hold = e2e.engineLink().hold("/containers/" + slowId + "/stop");
         CompletableFuture<Wire.Response> stopping;
         try {
             stopping = CompletableFuture.supplyAsync(
-                    () -> e2e.wire().post(path(slow) + "/stop", "{\"timeoutSeconds\":1}"));
+                    () -> e2e.wire().post(slow.path() + "/stop", "{\"timeoutSeconds\":1}"));
             assertTrue(hold.awaitHeld(Duration.ofSeconds(20)), "the slow stop never reached the engine");
-            assertProblem(e2e.wire().post(path(slow) + "/start"), 409, "instance_busy");
+            assertProblem(e2e.wire().post(slow.path() + "/start"), 409, "instance_busy");
 
-            assertEquals("RUNNING", e2e.wire().get(path(other)).json().get("state"));
-            assertEquals(200, e2e.wire().post(path(other) + "/stop", "{\"timeoutSeconds\":0}").status());
-            assertEquals(200, e2e.wire().post(path(other) + "/start").status());
-            assertEquals(200, e2e.wire().post(path(other) + "/restart", "{\"timeoutSeconds\":0}").status());
-            assertEquals(200, e2e.wire().get(path(other) + "/stats").status());
+            assertEquals("RUNNING", e2e.wire().get(other.path()).json().get("state"));
+            assertEquals(200, e2e.wire().post(other.path() + "/stop", "{\"timeoutSeconds\":0}").status());
+            assertEquals(200, e2e.wire().post(other.path() + "/start").status());
+            assertEquals(200, e2e.wire().post(other.path() + "/restart", "{\"timeoutSeconds\":0}").status());
+            assertEquals(200, e2e.wire().get(other.path() + "/stats").status());
             assertEquals(200, e2e.wire().get("/v1/instances").status());
             assertEquals(200, e2e.wire().get("/v1/health").status());
             assertFalse(stopping.isDone(), () -> "the slow stop was answered while held: " + stopping.join());
@@ -95,8 +87,8 @@ class EngineFaultsE2ETest {
             hold.release();
         }
         assertEquals(200, stopping.get(60, TimeUnit.SECONDS).status());
-        assertEquals("STOPPED", e2e.wire().get(path(slow)).json().get("state"));
-        assertEquals(204, e2e.wire().delete(path(slow)).status());
-        assertEquals(204, e2e.wire().delete(path(other)).status());
+        assertEquals("STOPPED", e2e.wire().get(slow.path()).json().get("state"));
+        assertEquals(204, e2e.wire().delete(slow.path()).status());
+        assertEquals(204, e2e.wire().delete(other.path()).status());
     }
 }

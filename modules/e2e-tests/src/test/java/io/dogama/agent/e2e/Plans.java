@@ -32,6 +32,11 @@ final class Plans {
             return Json.write(tree);
         }
 
+        /** @return the instance's path in the API */
+        String path() {
+            return "/v1/instances/" + id();
+        }
+
         /** @return a deep copy */
         Plan copy() {
             return new Plan(deepCopy(tree));

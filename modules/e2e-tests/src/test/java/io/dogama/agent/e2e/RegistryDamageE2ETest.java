@@ -24,10 +24,6 @@ class RegistryDamageE2ETest {
 
     private static final String MAP_FILE = "registry.dat";
 
-    private static String path(Plans.Plan p) {
-        return "/v1/instances/" + p.id();
-    }
-
     /** Changes one byte of the plan in every stored copy of the instance's record (ISO-8859-1 keeps bytes). */
     private static int tamper(Path map, String instanceId) throws Exception {
         byte[] bytes = Files.readAllBytes(map);
@@ -48,28 +44,24 @@ class RegistryDamageE2ETest {
 
     @Test
     void aTamperedRecordIsInterventionRequiredAndTheOthersWork() throws Exception {
-        Plans.Plan victim = e2e.plan(e2e.instanceId("victim"));
-        Plans.Plan other = e2e.plan(e2e.instanceId("other"));
-        for (Plans.Plan p : new Plans.Plan[] {victim, other}) {
-            assertEquals(201, e2e.wire().post("/v1/instances", p.json()).status());
-            assertEquals(200, e2e.wire().post(path(p) + "/start").status());
-        }
+        Plans.Plan victim = e2e.running("victim");
+        Plans.Plan other = e2e.running("other");
         e2e.stopAgent();
         assertTrue(tamper(e2e.dataDir().resolve(MAP_FILE), victim.id()) > 0, "the record was not found to tamper");
         e2e.launchWith(RepoLayout.agentLauncher());
 
-        assertProblem(e2e.wire().get(path(victim)), 409, "intervention_required");
-        assertProblem(e2e.wire().post(path(victim) + "/stop", "{\"timeoutSeconds\":0}"), 409,
+        assertProblem(e2e.wire().get(victim.path()), 409, "intervention_required");
+        assertProblem(e2e.wire().post(victim.path() + "/stop", "{\"timeoutSeconds\":0}"), 409,
                 "intervention_required");
         assertProblem(e2e.wire().post("/v1/instances", victim.json()), 409, "intervention_required");
         assertEquals("running", e2e.engine().inspect("dogama-" + victim.id()) instanceof java.util.Map<?, ?> m
                 ? ((java.util.Map<?, ?>) m.get("State")).get("Status") : null, "its container was not touched");
 
-        assertEquals("RUNNING", e2e.wire().get(path(other)).json().get("state"));
-        assertEquals(200, e2e.wire().post(path(other) + "/stop", "{\"timeoutSeconds\":0}").status());
-        assertEquals(200, e2e.wire().post(path(other) + "/start").status());
+        assertEquals("RUNNING", e2e.wire().get(other.path()).json().get("state"));
+        assertEquals(200, e2e.wire().post(other.path() + "/stop", "{\"timeoutSeconds\":0}").status());
+        assertEquals(200, e2e.wire().post(other.path() + "/start").status());
         assertEquals(200, e2e.wire().get("/v1/instances").status());
-        assertEquals(204, e2e.wire().delete(path(other)).status());
+        assertEquals(204, e2e.wire().delete(other.path()).status());
     }
 
     @Test
@@ -90,7 +82,7 @@ class RegistryDamageE2ETest {
 
         Files.copy(copy, map, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
         e2e.launchWith(RepoLayout.agentLauncher());
-        assertEquals("CREATED", e2e.wire().get(path(p)).json().get("state"));
-        assertEquals(204, e2e.wire().delete(path(p)).status());
+        assertEquals("CREATED", e2e.wire().get(p.path()).json().get("state"));
+        assertEquals(204, e2e.wire().delete(p.path()).status());
     }
 }
