@@ -56,11 +56,19 @@ final class SocketDockerEngine implements DockerEngine {
 
     /** Maps a status this operation does not expect to a typed failure, logging only what it was. */
     static DockerException failure(String op, int status) {
+        return failure(op, status, false);
+    }
+
+    /**
+     * @param aboutEngineState the request named nothing but one of the engine's containers (see
+     *                         {@link DockerApiException#aboutEngineState()})
+     */
+    private static DockerException failure(String op, int status, boolean aboutEngineState) {
         LOG.log(Level.DEBUG, "docker: {0} answered status {1}", op, status);
         return switch (status) {
             case 404 -> new DockerNotFoundException(op + ": not found");
             case 409 -> new DockerConflictException(op + ": conflict");
-            default -> new DockerApiException(op + ": the engine refused", status);
+            default -> new DockerApiException(op + ": the engine refused", status, aboutEngineState);
         };
     }
 
@@ -173,17 +181,12 @@ final class SocketDockerEngine implements DockerEngine {
     public void startContainer(String id) throws DockerException {
         HttpTransport.Response r = call(Request.post(v().path("containers").container(id).path("start")));
         // 304: already running, which is what the caller wants.
-        if (r.status() == 204 || r.status() == 304) {
-            return;
-        }
-        if (r.status() >= 400 && r.status() < 500 && r.status() != 404 && r.status() != 409) {
+        if (r.status() != 204 && r.status() != 304) {
             // The request is the container's ID and nothing else: a refusal is about the container's
             // state inside the engine (found in the soak: after an engine restart, a 400 from its
-            // network-endpoint store), so it says so for the caller's mapping.
-            LOG.log(Level.DEBUG, "docker: start container answered status {0}", r.status());
-            throw new DockerApiException("start container: the engine refused", r.status(), true);
+            // network-endpoint store).
+            throw failure("start container", r.status(), true);
         }
-        throw failure("start container", r.status());
     }
 
     @Override
