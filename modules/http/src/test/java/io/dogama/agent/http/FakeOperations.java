@@ -53,7 +53,7 @@ final class FakeOperations implements AgentOperations {
     }
 
     @Override
-    public Outcome<Health> health() {
+    public Outcome<Health> health(long arrivedNanos) {
         record("health");
         java.util.concurrent.CountDownLatch gate = healthGate;
         if (gate != null) {

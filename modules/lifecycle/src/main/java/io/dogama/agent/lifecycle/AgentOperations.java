@@ -13,8 +13,12 @@ import java.util.List;
  */
 public interface AgentOperations {
 
-    /** @return ok when the engine answers its bounded ping, else {@code docker_unavailable} */
-    Outcome<Health> health();
+    /**
+     * @param arrivedNanos {@link System#nanoTime()} when the request reached the agent: the answer reflects
+     *                     a ping to the engine that began at or after it
+     * @return ok when the engine answers its bounded ping, else {@code docker_unavailable}
+     */
+    Outcome<Health> health(long arrivedNanos);
 
     /**
      * @param paths 1 to 16 absolute paths

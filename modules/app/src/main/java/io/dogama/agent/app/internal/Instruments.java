@@ -47,7 +47,7 @@ final class Instruments {
         metrics.gauge("dogama_engine_available",
                 "1 if the Docker engine answered a bounded ping at this scrape, else 0.", () -> {
                     AgentOperations o = ops.get();
-                    return o != null && o.health() instanceof Outcome.Ok<?> ? 1 : 0;
+                    return o != null && o.health(System.nanoTime()) instanceof Outcome.Ok<?> ? 1 : 0;
                 });
         metrics.gauge("dogama_registry_records", "Records in the instance registry (tampered ones included).", () -> {
             try {

@@ -42,12 +42,13 @@ final class Dispatcher {
      * @param endpoint the matched operation
      * @param id       the instance ID from the path, or null
      * @param body     the request body, already checked against the route's body rule and media type
+     * @param arrived  {@link System#nanoTime()} when the request reached the agent
      * @return the reply and its facts
      */
-    Dispatched dispatch(RouteTable.Endpoint endpoint, String id, byte[] body) {
+    Dispatched dispatch(RouteTable.Endpoint endpoint, String id, byte[] body, long arrived) {
         AgentOperations ops = operations.get();
         return switch (endpoint) {
-            case HEALTH -> reply(ops.health(), 200, h -> Map.of("status", "ok"));
+            case HEALTH -> reply(ops.health(arrived), 200, h -> Map.of("status", "ok"));
             case CHECK_DISK -> switch (Bodies.diskPaths(body)) {
                 case Outcome.Ok<List<String>> ok -> reply(ops.checkDisk(ok.value()), 200, Json::disk);
                 case Outcome.Failed<List<String>> failed -> failure(failed);

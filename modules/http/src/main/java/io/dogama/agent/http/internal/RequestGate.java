@@ -84,6 +84,8 @@ final class RequestGate implements Handler {
 
     /** What one request turned out to be, for its accounting; filled in as it passes the gate. */
     private static final class Facts {
+        /** {@link System#nanoTime()} when the request reached the gate, before anything was checked */
+        private final long arrived = System.nanoTime();
         private boolean authenticated;
         private boolean routed;
         private RouteTable.Route route;
@@ -243,7 +245,7 @@ final class RequestGate implements Handler {
     }
 
     private Reply read(RouteTable.Match.Found f, Body body, Facts facts) {
-        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes(), facts.arrived);
         facts.rules = d.result().rules();
         return d.reply();
     }
@@ -257,7 +259,7 @@ final class RequestGate implements Handler {
             return Reply.problem(ProblemCode.BUSY);
         }
         long start = System.nanoTime();
-        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes());
+        Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes(), facts.arrived);
         accountant.end(f.route(), f.id(), d.result(), d.reply().status(), System.nanoTime() - start, peer);
         facts.audited = true;
         return d.reply();

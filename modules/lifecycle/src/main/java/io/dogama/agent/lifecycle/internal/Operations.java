@@ -272,9 +272,9 @@ final class Operations implements AgentOperations {
     }
 
     @Override
-    public Outcome<Health> health() {
+    public Outcome<Health> health(long arrivedNanos) {
         try {
-            pings.ping();
+            pings.ping(arrivedNanos);
             return Outcome.ok(Health.OK);
         } catch (DockerException e) {
             LOG.log(System.Logger.Level.DEBUG, "lifecycle: health: {0}", Problems.kind(e));

@@ -1,17 +1,25 @@
 package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.docker.DockerException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.LongSupplier;
 
 /**
  * Engine pings shared by concurrent health checks. Every answer reflects a ping that began after its
- * request arrived (SPEC section 2: health is a ping to the engine). A check that arrives while fewer
- * than {@code maxPings} pings run starts its own; otherwise it waits for the next ping, which starts as
- * soon as one of the running ones ends and serves every check that arrived in the meantime. The engine
- * therefore sees at most {@code maxPings} pings at a time however many checks arrive, and a check waits
- * at most about two ping times.
+ * request arrived (SPEC section 2: health is a ping to the engine), and any such ping will do: the
+ * request's arrival is stamped when it reaches the agent, before it is authenticated, so a ping begun
+ * by another check while this one was authenticated and its nonce made durable answers it too.
+ *
+ * <p>A check takes, in this order: the latest finished ping, if it began after the check arrived (no
+ * wait); else a running ping that began after it arrived; else a ping of its own, while fewer than
+ * {@code maxPings} run; else the next ping, which starts as soon as a running one ends and serves every
+ * check that waits for it. The engine therefore sees at most {@code maxPings} pings at a time however
+ * many checks arrive, and a check waits at most about two ping times. A failed ping is reused only by
+ * checks that arrived before it began, like a successful one: a check arriving later pings afresh.
  *
  * <p>Pings run on platform threads of their own ({@code maxPings} of them): a virtual thread blocked on
  * the engine's Unix socket is parked and woken by junixsocket's naive poller, which adds its polling
@@ -37,43 +45,67 @@ final class SharedPing {
     private record Result(DockerException failure) {
     }
 
+    /** A ping that began at {@code startedNanos} and whose outcome {@code result} completes with. */
+    private record Ping(long startedNanos, CompletableFuture<Result> result) {
+        boolean beganAfter(long arrivedNanos) {
+            return startedNanos - arrivedNanos >= 0;
+        }
+    }
+
     private final Pinger pinger;
     private final int maxPings;
+    private final LongSupplier clock;
     private final ExecutorService pingThreads;
     private final Object lock = new Object();
-    /** Pings running now. */
-    private int running;
-    /** The ping that starts when a running one ends, and the checks that wait for it; null if none. */
+    /** Pings running now, at most {@link #maxPings}. */
+    private final List<Ping> running = new ArrayList<>();
+    /** The finished ping that began last; null before the first one ends. */
+    private Ping latest;
+    /** The checks waiting for the ping that starts when a running one ends; null if none. */
     private CompletableFuture<Result> next;
     /** Checks waiting for {@link #next}. */
     private int waiting;
 
     SharedPing(Pinger pinger) {
-        this(pinger, MAX_PINGS);
+        this(pinger, MAX_PINGS, System::nanoTime);
     }
 
-    SharedPing(Pinger pinger, int maxPings) {
+    /**
+     * @param clock the clock arrivals are stamped with ({@link System#nanoTime()} outside tests)
+     */
+    SharedPing(Pinger pinger, int maxPings, LongSupplier clock) {
         if (maxPings < 1) {
             throw new IllegalArgumentException("lifecycle: maxPings must be at least 1");
         }
         this.pinger = pinger;
         this.maxPings = maxPings;
+        this.clock = clock;
         this.pingThreads = Executors.newFixedThreadPool(maxPings,
                 Thread.ofPlatform().daemon(true).name("dogama-health-ping-", 0).factory());
     }
 
     /**
-     * @throws DockerException the failure of the ping that began after this call
+     * @param arrivedNanos when the check's request reached the agent, on this object's clock
+     * @throws DockerException the failure of the ping that answers the check, which began after it arrived
      */
-    void ping() throws DockerException {
-        CompletableFuture<Result> mine;
-        boolean lead = false;
+    void ping(long arrivedNanos) throws DockerException {
+        CompletableFuture<Result> mine = null;
+        Ping lead = null;
         synchronized (lock) {
-            if (running < maxPings) {
-                running++;
-                lead = true;
-                mine = new CompletableFuture<>();
+            if (latest != null && latest.beganAfter(arrivedNanos)) {
+                mine = latest.result();
             } else {
+                for (Ping p : running) {
+                    if (p.beganAfter(arrivedNanos)) {
+                        mine = p.result();
+                        break;
+                    }
+                }
+            }
+            if (mine == null && running.size() < maxPings) {
+                lead = begin(new CompletableFuture<>());
+                mine = lead.result();
+            } else if (mine == null) {
                 if (next == null) {
                     next = new CompletableFuture<>();
                 }
@@ -81,8 +113,9 @@ final class SharedPing {
                 waiting++;
             }
         }
-        if (lead) {
-            pingThreads.execute(() -> run(mine));
+        if (lead != null) {
+            Ping started = lead;
+            pingThreads.execute(() -> run(started));
         }
         Result r = mine.join();
         if (r.failure() != null) {
@@ -97,35 +130,47 @@ final class SharedPing {
         }
     }
 
-    /** Runs one ping for {@code waiters}, then starts the next one, if checks wait for it. */
-    private void run(CompletableFuture<Result> waiters) {
+    /** Stamps a ping's start, after every arrival it may answer; called holding {@link #lock}. */
+    private Ping begin(CompletableFuture<Result> result) {
+        Ping p = new Ping(clock.getAsLong(), result);
+        running.add(p);
+        return p;
+    }
+
+    /** Runs one ping for whoever waits on it, then starts the next one, if checks wait for it. */
+    private void run(Ping ping) {
         try {
             pinger.ping();
-            waiters.complete(new Result(null));
+            ping.result().complete(new Result(null));
         } catch (DockerException e) {
-            waiters.complete(new Result(e));
+            ping.result().complete(new Result(e));
         } catch (RuntimeException | Error e) {
             // Never leave waiters hanging: each of them fails with it as an internal error.
             LOG.log(System.Logger.Level.ERROR, "lifecycle: health ping failed unexpectedly", e);
-            waiters.completeExceptionally(e);
+            ping.result().completeExceptionally(e);
         } finally {
-            finish();
+            finish(ping);
         }
     }
 
-    private void finish() {
-        CompletableFuture<Result> following;
+    private void finish(Ping ended) {
+        Ping following = null;
         synchronized (lock) {
-            following = next;
-            next = null;
-            waiting = 0;
-            if (following == null) {
-                running--;
+            running.remove(ended);
+            if (ended.result().isDone() && !ended.result().isCompletedExceptionally()
+                    && (latest == null || !latest.beganAfter(ended.startedNanos()))) {
+                latest = ended;
+            }
+            if (next != null) {
+                following = begin(next);
+                next = null;
+                waiting = 0;
             }
         }
         if (following != null) {
             // Runs on after this task: the same ping thread takes the next ping.
-            pingThreads.execute(() -> run(following));
+            Ping started = following;
+            pingThreads.execute(() -> run(started));
         }
     }
 }

@@ -275,7 +275,7 @@ class OperationsTest {
         assertEquals(List.of(src.toString(), h.root.toString()), d.stream().map(DiskUsage::path).toList());
         assertTrue(d.getFirst().totalBytes() > 0 && d.getFirst().usableBytes() >= 0);
         failedWith(ProblemCode.PLAN_REJECTED, h.ops.checkDisk(List.of(src.toString(), "/etc")));
-        assertEquals(AgentOperations.Health.OK, ok(h.ops.health()));
+        assertEquals(AgentOperations.Health.OK, ok(h.ops.health(System.nanoTime())));
     }
 
     @Test
@@ -370,7 +370,7 @@ class OperationsTest {
         String id = h.newId();
         ok(h.ops.create(bytes(h.plan(id, h.source("data"), Harness.port(), "one"))));
         Operations down = new Operations(closed, h.registry, h.policy, Faults.NONE);
-        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.health());
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.health(System.nanoTime()));
         failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.inspect(id));
         failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.start(id));
         failedWith(ProblemCode.DOCKER_UNAVAILABLE, down.create(bytes(h.plan(h.newId(), h.root.resolve("data"),

@@ -15,11 +15,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Health checks share pings, and each answer reflects a ping that began after its check arrived. */
 class SharedPingTest {
     private static final long WAIT_SECONDS = 10;
+
+    /** The clock pings are stamped with: each check below arrives at the time it is given. */
+    private final AtomicLong now = new AtomicLong(1_000);
 
     /** A pinger whose pings block until released, one latch per ping, failing when told to. */
     private static final class ControlledEngine implements SharedPing.Pinger {
@@ -57,7 +61,7 @@ class SharedPingTest {
     @Test
     void checksArrivingDuringAPingShareTheNextOneNotTheRunningOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 1);
+        SharedPing shared = new SharedPing(engine, 1, now::get);
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         try {
             Future<?> first = pool.submit(() -> call(shared));
@@ -87,7 +91,7 @@ class SharedPingTest {
     @Test
     void upToMaxPingsRunAtOnceAndLaterChecksWaitForAFreshOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 2);
+        SharedPing shared = new SharedPing(engine, 2, now::get);
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         try {
             Future<?> first = pool.submit(() -> call(shared));
@@ -120,7 +124,7 @@ class SharedPingTest {
     @Test
     void aFailedPingFailsEveryCheckItServes() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 1);
+        SharedPing shared = new SharedPing(engine, 1, now::get);
         ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
         try {
             Future<?> first = pool.submit(() -> call(shared));
@@ -146,21 +150,109 @@ class SharedPingTest {
     }
 
     @Test
+    void aFinishedPingThatBeganAfterACheckArrivedAnswersItWithoutAnotherPing() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedPing shared = new SharedPing(engine, 2, now::get);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            now.set(200);
+            Future<?> first = pool.submit(() -> arriving(shared, 200));
+            engine.nextStarted().countDown(); // ping A, stamped 200, answers
+            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            now.set(300);
+            // Arrived at 150, answered at 300 (its authentication took that long): A began after it arrived.
+            arriving(shared, 150);
+            assertEquals(1, engine.pings.get(), "a check was not answered by the finished ping that began after it");
+            // Arrived at 250, after A began: A cannot answer it, a new ping must.
+            Future<?> late = pool.submit(() -> arriving(shared, 250));
+            engine.nextStarted().countDown();
+            late.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(2, engine.pings.get(), "a check was answered by a ping that began before it arrived");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aRunningPingThatBeganAfterACheckArrivedAnswersItAndAnEarlierOneCannot() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedPing shared = new SharedPing(engine, 3, now::get);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            now.set(200);
+            Future<?> first = pool.submit(() -> arriving(shared, 200));
+            CountDownLatch pingA = engine.nextStarted(); // A, stamped 200, runs
+            now.set(300);
+            Future<?> early = pool.submit(() -> arriving(shared, 150)); // joins A, starts nothing
+            Future<?> late = pool.submit(() -> arriving(shared, 250));  // A began before it: its own ping
+            CountDownLatch pingB = engine.nextStarted();
+            pingA.countDown();
+            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            early.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertTrue(!late.isDone(), "a check was answered by a ping that began before it arrived");
+            pingB.countDown();
+            late.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(2, engine.pings.get(), "three checks, two pings");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFailedPingAnswersChecksThatArrivedBeforeItBeganAndNoLaterOnes() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        engine.fail = true;
+        SharedPing shared = new SharedPing(engine, 1, now::get);
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            now.set(200);
+            Future<Boolean> first = pool.submit(() -> failsArriving(shared, 200));
+            engine.nextStarted().countDown();
+            assertTrue(first.get(WAIT_SECONDS, TimeUnit.SECONDS));
+            engine.fail = false;
+            now.set(300);
+            assertTrue(failsArriving(shared, 190), "the failed ping began after this check: it answers it");
+            assertEquals(1, engine.pings.get());
+            Future<Boolean> later = pool.submit(() -> failsArriving(shared, 210));
+            engine.nextStarted().countDown();
+            assertTrue(!later.get(WAIT_SECONDS, TimeUnit.SECONDS), "a later check was given an older failure");
+            assertEquals(2, engine.pings.get());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aLoneCheckThatFindsTheEngineDownIsRefused() {
         SharedPing shared = new SharedPing(() -> {
             throw new DockerUnavailableException("test engine down");
         });
-        assertThrows(DockerUnavailableException.class, shared::ping);
+        assertThrows(DockerUnavailableException.class, () -> shared.ping(System.nanoTime()));
     }
 
-    private static Void call(SharedPing shared) throws DockerException {
-        shared.ping();
+    private static Void arriving(SharedPing shared, long arrived) throws DockerException {
+        shared.ping(arrived);
         return null;
     }
 
-    private static boolean fails(SharedPing shared) {
+    private static boolean failsArriving(SharedPing shared, long arrived) {
         try {
-            shared.ping();
+            shared.ping(arrived);
+            return false;
+        } catch (DockerException e) {
+            return true;
+        }
+    }
+
+    /** A check that arrives now, after every ping that began before this call. */
+    private Void call(SharedPing shared) throws DockerException {
+        shared.ping(now.incrementAndGet());
+        return null;
+    }
+
+    private boolean fails(SharedPing shared) {
+        try {
+            shared.ping(now.incrementAndGet());
             return false;
         } catch (DockerException e) {
             return true;
