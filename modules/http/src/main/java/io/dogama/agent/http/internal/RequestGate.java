@@ -136,6 +136,9 @@ final class RequestGate implements Handler {
      *         this far: Helidon refuses it as malformed.
      */
     static boolean clientEnds(ServerRequest req) {
+        if (!req.headers().contains(HeaderNames.CONNECTION)) {
+            return false; // most requests: no token to split
+        }
         for (String value : req.headers().all(HeaderNames.CONNECTION, List::of)) {
             for (String token : value.split(",", -1)) {
                 if (token.strip().equalsIgnoreCase("close")) {
