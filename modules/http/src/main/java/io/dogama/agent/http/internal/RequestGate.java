@@ -42,6 +42,11 @@ final class RequestGate implements Handler {
             Pattern.compile("application/json[ \\t]*(;[ \\t]*charset[ \\t]*=[ \\t]*(utf-8|\"utf-8\")[ \\t]*)?",
                     Pattern.CASE_INSENSITIVE);
     private static final int READ_CHUNK = 8192;
+    /** The names the authenticator asks for on every request, made once rather than lower-cased each time. */
+    private static final Map<String, HeaderName> AUTH_HEADERS = Map.of(
+            Authenticator.AUTHORIZATION_HEADER, HeaderNames.create(Authenticator.AUTHORIZATION_HEADER),
+            Authenticator.TIMESTAMP_HEADER, HeaderNames.create(Authenticator.TIMESTAMP_HEADER),
+            Authenticator.NONCE_HEADER, HeaderNames.create(Authenticator.NONCE_HEADER));
 
     private final Authenticator authenticator;
     private final Dispatcher dispatcher;
@@ -285,8 +290,8 @@ final class RequestGate implements Handler {
     }
 
     private static List<String> values(ServerRequestHeaders headers, String name) {
-        HeaderName headerName = HeaderNames.create(name);
-        return headers.all(headerName, List::of);
+        HeaderName headerName = AUTH_HEADERS.get(name);
+        return headers.all(headerName != null ? headerName : HeaderNames.create(name), List::of);
     }
 
     private Body readBody(ServerRequest req, boolean hasEntity) throws BrokenBody, TooLarge {
