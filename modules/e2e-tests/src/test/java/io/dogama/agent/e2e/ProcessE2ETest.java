@@ -61,6 +61,7 @@ class ProcessE2ETest {
         // The heap the memory budget is stated for (docs/performance.md, "Memory"), not the JVM's default.
         assertTrue(flags.contains("-XX:+UseSerialGC"), flags);
         assertTrue(flags.contains("-XX:MaxHeapSize=100663296"), flags);
+        assertTrue(flags.contains("-XX:TrimNativeHeapInterval=2000"), flags);
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy
