@@ -3,6 +3,7 @@ package io.dogama.agent.http.internal;
 import io.dogama.agent.auth.AuthDecision;
 import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.core.ProblemCode;
+import io.helidon.http.Header;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -42,6 +43,10 @@ final class RequestGate implements Handler {
             Pattern.compile("application/json[ \\t]*(;[ \\t]*charset[ \\t]*=[ \\t]*(utf-8|\"utf-8\")[ \\t]*)?",
                     Pattern.CASE_INSENSITIVE);
     private static final int READ_CHUNK = 8192;
+    private static final byte[] EMPTY_SHA256 = sha256().digest();
+    /** On every answer; made once, with their bytes, rather than per answer. */
+    private static final Header NO_STORE = HeaderValues.createCached(HeaderNames.CACHE_CONTROL, "no-store");
+    private static final Header NOSNIFF = HeaderValues.createCached(HeaderNames.X_CONTENT_TYPE_OPTIONS, "nosniff");
     /** The names the authenticator asks for on every request, made once rather than lower-cased each time. */
     private static final Map<String, HeaderName> AUTH_HEADERS = Map.of(
             Authenticator.AUTHORIZATION_HEADER, HeaderNames.create(Authenticator.AUTHORIZATION_HEADER),
@@ -295,10 +300,11 @@ final class RequestGate implements Handler {
     }
 
     private Body readBody(ServerRequest req, boolean hasEntity) throws BrokenBody, TooLarge {
-        MessageDigest sha256 = sha256();
         if (!hasEntity || !req.content().hasEntity()) {
-            return new Body(new byte[0], sha256.digest());
+            // Most requests: the digest of nothing, known in advance (no digest looked up per request).
+            return new Body(new byte[0], EMPTY_SHA256.clone());
         }
+        MessageDigest sha256 = sha256();
         byte[] buffer = new byte[Math.min(maxBodyBytes + 1, READ_CHUNK)];
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         // Not closed on purpose: closing drains the rest of the entity, which is what a 413 must not wait for.
@@ -343,8 +349,8 @@ final class RequestGate implements Handler {
             return;
         }
         res.status(Status.create(reply.status()));
-        res.header(HeaderNames.CACHE_CONTROL, "no-store");
-        res.header(HeaderNames.X_CONTENT_TYPE_OPTIONS, "nosniff");
+        res.header(NO_STORE);
+        res.header(NOSNIFF);
         for (Map.Entry<String, String> h : reply.headers().entrySet()) {
             res.header(h.getKey(), h.getValue());
         }
