@@ -157,7 +157,8 @@ final class SharedPing {
         Ping following = null;
         synchronized (lock) {
             running.remove(ended);
-            if (ended.result().isDone() && !ended.result().isCompletedExceptionally()
+            // A ping that broke (not a failure the engine reported) answers no later check.
+            if (!ended.result().isCompletedExceptionally()
                     && (latest == null || !latest.beganAfter(ended.startedNanos()))) {
                 latest = ended;
             }

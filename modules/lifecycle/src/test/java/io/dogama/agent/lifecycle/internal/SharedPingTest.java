@@ -16,6 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Health checks share pings, and each answer reflects a ping that began after its check arrived. */
@@ -24,6 +25,13 @@ class SharedPingTest {
 
     /** The clock pings are stamped with: each check below arrives at the time it is given. */
     private final AtomicLong now = new AtomicLong(1_000);
+    /** Where each test's checks run, so that they can wait while the test releases pings. */
+    private final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+
+    @AfterEach
+    void stopChecks() {
+        pool.shutdownNow();
+    }
 
     /** A pinger whose pings block until released, one latch per ping, failing when told to. */
     private static final class ControlledEngine implements SharedPing.Pinger {
@@ -62,140 +70,115 @@ class SharedPingTest {
     void checksArrivingDuringAPingShareTheNextOneNotTheRunningOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         SharedPing shared = new SharedPing(engine, 1, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            Future<?> first = pool.submit(() -> call(shared));
-            CountDownLatch pingA = engine.nextStarted();
-            // Ten checks arrive while ping A runs: none may be answered by A.
-            List<Future<?>> later = new ArrayList<>();
-            for (int i = 0; i < 10; i++) {
-                later.add(pool.submit(() -> call(shared)));
-            }
-            waitUntilParked(later.size(), shared);
-            pingA.countDown();
-            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            CountDownLatch pingB = engine.nextStarted(); // B starts after A ended
-            for (Future<?> f : later) {
-                assertTrue(!f.isDone(), "a check that arrived during ping A was answered by A");
-            }
-            pingB.countDown();
-            for (Future<?> f : later) {
-                f.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            }
-            assertEquals(2, engine.pings.get(), "eleven checks, two pings");
-        } finally {
-            pool.shutdownNow();
+        Future<?> first = pool.submit(() -> call(shared));
+        CountDownLatch pingA = engine.nextStarted();
+        // Ten checks arrive while ping A runs: none may be answered by A.
+        List<Future<?>> later = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            later.add(pool.submit(() -> call(shared)));
         }
+        waitUntilParked(later.size(), shared);
+        pingA.countDown();
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        CountDownLatch pingB = engine.nextStarted(); // B starts after A ended
+        for (Future<?> f : later) {
+            assertTrue(!f.isDone(), "a check that arrived during ping A was answered by A");
+        }
+        pingB.countDown();
+        for (Future<?> f : later) {
+            f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+        assertEquals(2, engine.pings.get(), "eleven checks, two pings");
     }
 
     @Test
     void upToMaxPingsRunAtOnceAndLaterChecksWaitForAFreshOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         SharedPing shared = new SharedPing(engine, 2, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            Future<?> first = pool.submit(() -> call(shared));
-            CountDownLatch pingA = engine.nextStarted();
-            Future<?> second = pool.submit(() -> call(shared));
-            CountDownLatch pingB = engine.nextStarted(); // a second ping runs beside the first
-            List<Future<?>> later = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                later.add(pool.submit(() -> call(shared)));
-            }
-            waitUntilParked(later.size(), shared);
-            pingA.countDown();
-            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            CountDownLatch pingC = engine.nextStarted(); // starts when A ends, for the five waiting
-            pingB.countDown();
-            second.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            for (Future<?> f : later) {
-                assertTrue(!f.isDone(), "a check was answered by a ping that began before it arrived");
-            }
-            pingC.countDown();
-            for (Future<?> f : later) {
-                f.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            }
-            assertEquals(3, engine.pings.get(), "seven checks, three pings");
-        } finally {
-            pool.shutdownNow();
+        Future<?> first = pool.submit(() -> call(shared));
+        CountDownLatch pingA = engine.nextStarted();
+        Future<?> second = pool.submit(() -> call(shared));
+        CountDownLatch pingB = engine.nextStarted(); // a second ping runs beside the first
+        List<Future<?>> later = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            later.add(pool.submit(() -> call(shared)));
         }
+        waitUntilParked(later.size(), shared);
+        pingA.countDown();
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        CountDownLatch pingC = engine.nextStarted(); // starts when A ends, for the five waiting
+        pingB.countDown();
+        second.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        for (Future<?> f : later) {
+            assertTrue(!f.isDone(), "a check was answered by a ping that began before it arrived");
+        }
+        pingC.countDown();
+        for (Future<?> f : later) {
+            f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+        assertEquals(3, engine.pings.get(), "seven checks, three pings");
     }
 
     @Test
     void aFailedPingFailsEveryCheckItServes() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         SharedPing shared = new SharedPing(engine, 1, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            Future<?> first = pool.submit(() -> call(shared));
-            CountDownLatch pingA = engine.nextStarted();
-            Future<Boolean> second = pool.submit(() -> fails(shared));
-            Future<Boolean> third = pool.submit(() -> fails(shared));
-            waitUntilParked(2, shared);
-            pingA.countDown();
-            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            engine.fail = true;
-            engine.nextStarted().countDown();
-            assertTrue(second.get(WAIT_SECONDS, TimeUnit.SECONDS));
-            assertTrue(third.get(WAIT_SECONDS, TimeUnit.SECONDS));
-            // The engine is back: the next check pings afresh instead of reusing the failure.
-            engine.fail = false;
-            Future<?> fourth = pool.submit(() -> call(shared));
-            engine.nextStarted().countDown();
-            fourth.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(3, engine.pings.get());
-        } finally {
-            pool.shutdownNow();
-        }
+        Future<?> first = pool.submit(() -> call(shared));
+        CountDownLatch pingA = engine.nextStarted();
+        Future<Boolean> second = pool.submit(() -> fails(shared));
+        Future<Boolean> third = pool.submit(() -> fails(shared));
+        waitUntilParked(2, shared);
+        pingA.countDown();
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        engine.fail = true;
+        engine.nextStarted().countDown();
+        assertTrue(second.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertTrue(third.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        // The engine is back: the next check pings afresh instead of reusing the failure.
+        engine.fail = false;
+        Future<?> fourth = pool.submit(() -> call(shared));
+        engine.nextStarted().countDown();
+        fourth.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(3, engine.pings.get());
     }
 
     @Test
     void aFinishedPingThatBeganAfterACheckArrivedAnswersItWithoutAnotherPing() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         SharedPing shared = new SharedPing(engine, 2, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            now.set(200);
-            Future<?> first = pool.submit(() -> arriving(shared, 200));
-            engine.nextStarted().countDown(); // ping A, stamped 200, answers
-            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            now.set(300);
-            // Arrived at 150, answered at 300 (its authentication took that long): A began after it arrived.
-            arriving(shared, 150);
-            assertEquals(1, engine.pings.get(), "a check was not answered by the finished ping that began after it");
-            // Arrived at 250, after A began: A cannot answer it, a new ping must.
-            Future<?> late = pool.submit(() -> arriving(shared, 250));
-            engine.nextStarted().countDown();
-            late.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(2, engine.pings.get(), "a check was answered by a ping that began before it arrived");
-        } finally {
-            pool.shutdownNow();
-        }
+        now.set(200);
+        Future<?> first = pool.submit(() -> arriving(shared, 200));
+        engine.nextStarted().countDown(); // ping A, stamped 200, answers
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        now.set(300);
+        // Arrived at 150, answered at 300 (its authentication took that long): A began after it arrived.
+        arriving(shared, 150);
+        assertEquals(1, engine.pings.get(), "a check was not answered by the finished ping that began after it");
+        // Arrived at 250, after A began: A cannot answer it, a new ping must.
+        Future<?> late = pool.submit(() -> arriving(shared, 250));
+        engine.nextStarted().countDown();
+        late.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(2, engine.pings.get(), "a check was answered by a ping that began before it arrived");
     }
 
     @Test
     void aRunningPingThatBeganAfterACheckArrivedAnswersItAndAnEarlierOneCannot() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         SharedPing shared = new SharedPing(engine, 3, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            now.set(200);
-            Future<?> first = pool.submit(() -> arriving(shared, 200));
-            CountDownLatch pingA = engine.nextStarted(); // A, stamped 200, runs
-            now.set(300);
-            Future<?> early = pool.submit(() -> arriving(shared, 150)); // joins A, starts nothing
-            Future<?> late = pool.submit(() -> arriving(shared, 250));  // A began before it: its own ping
-            CountDownLatch pingB = engine.nextStarted();
-            pingA.countDown();
-            first.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            early.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertTrue(!late.isDone(), "a check was answered by a ping that began before it arrived");
-            pingB.countDown();
-            late.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(2, engine.pings.get(), "three checks, two pings");
-        } finally {
-            pool.shutdownNow();
-        }
+        now.set(200);
+        Future<?> first = pool.submit(() -> arriving(shared, 200));
+        CountDownLatch pingA = engine.nextStarted(); // A, stamped 200, runs
+        now.set(300);
+        Future<?> early = pool.submit(() -> arriving(shared, 150)); // joins A, starts nothing
+        Future<?> late = pool.submit(() -> arriving(shared, 250));  // A began before it: its own ping
+        CountDownLatch pingB = engine.nextStarted();
+        pingA.countDown();
+        first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        early.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(!late.isDone(), "a check was answered by a ping that began before it arrived");
+        pingB.countDown();
+        late.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(2, engine.pings.get(), "three checks, two pings");
     }
 
     @Test
@@ -203,23 +186,18 @@ class SharedPingTest {
         ControlledEngine engine = new ControlledEngine();
         engine.fail = true;
         SharedPing shared = new SharedPing(engine, 1, now::get);
-        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
-        try {
-            now.set(200);
-            Future<Boolean> first = pool.submit(() -> failsArriving(shared, 200));
-            engine.nextStarted().countDown();
-            assertTrue(first.get(WAIT_SECONDS, TimeUnit.SECONDS));
-            engine.fail = false;
-            now.set(300);
-            assertTrue(failsArriving(shared, 190), "the failed ping began after this check: it answers it");
-            assertEquals(1, engine.pings.get());
-            Future<Boolean> later = pool.submit(() -> failsArriving(shared, 210));
-            engine.nextStarted().countDown();
-            assertTrue(!later.get(WAIT_SECONDS, TimeUnit.SECONDS), "a later check was given an older failure");
-            assertEquals(2, engine.pings.get());
-        } finally {
-            pool.shutdownNow();
-        }
+        now.set(200);
+        Future<Boolean> first = pool.submit(() -> failsArriving(shared, 200));
+        engine.nextStarted().countDown();
+        assertTrue(first.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        engine.fail = false;
+        now.set(300);
+        assertTrue(failsArriving(shared, 190), "the failed ping began after this check: it answers it");
+        assertEquals(1, engine.pings.get());
+        Future<Boolean> later = pool.submit(() -> failsArriving(shared, 210));
+        engine.nextStarted().countDown();
+        assertTrue(!later.get(WAIT_SECONDS, TimeUnit.SECONDS), "a later check was given an older failure");
+        assertEquals(2, engine.pings.get());
     }
 
     @Test
@@ -246,17 +224,11 @@ class SharedPingTest {
 
     /** A check that arrives now, after every ping that began before this call. */
     private Void call(SharedPing shared) throws DockerException {
-        shared.ping(now.incrementAndGet());
-        return null;
+        return arriving(shared, now.incrementAndGet());
     }
 
     private boolean fails(SharedPing shared) {
-        try {
-            shared.ping(now.incrementAndGet());
-            return false;
-        } catch (DockerException e) {
-            return true;
-        }
+        return failsArriving(shared, now.incrementAndGet());
     }
 
     /** Waits (bounded) until {@code n} checks wait for the next ping. */
