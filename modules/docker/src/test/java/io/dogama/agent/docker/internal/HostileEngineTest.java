@@ -434,6 +434,32 @@ class HostileEngineTest {
     }
 
     @Test
+    void callsTheEngineHoldsDoNotHoldUpOthersMadeOnVirtualThreads() throws Exception {
+        // As request handlers make them: on virtual threads. junixsocket's own wait for a readable socket
+        // holds one of its pool's threads (one per core) per waiting call, so with as many held calls as
+        // cores the next call waited until one of them ended (the read timeout here, 10 s).
+        int held = Runtime.getRuntime().availableProcessors() + 1;
+        DockerLimits roomy = new DockerLimits(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10),
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024,
+                4096, 2, held + 2);
+        try (DockerEngine client = DockerEngine.connect(dir.resolve("engine.sock"), roomy);
+                var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < held; i++) {
+                callers.submit(() -> assertThrows(DockerException.class, () -> client.inspectContainer("never-answers")));
+            }
+            await(() -> fake.receivedOn("never-answers").size() == held, "every held call reached the fake");
+            long t0 = System.nanoTime();
+            var answered = callers.submit(() -> client.inspectContainer("missing"));
+            assertEquals(Optional.empty(), answered.get(10, TimeUnit.SECONDS));
+            long took = System.nanoTime() - t0;
+            assertTrue(took < TimeUnit.SECONDS.toNanos(3), "an answered call waited " + took / 1_000_000
+                    + " ms behind " + held + " held ones");
+            // Ends the held calls at once (the fake closes their connections) rather than at their timeout.
+            fake.close();
+        }
+    }
+
+    @Test
     void aClosedClientRefusesWork() {
         engine.close();
         assertThrows(DockerUnavailableException.class, engine::ping);
