@@ -159,6 +159,30 @@ class RoutingOverHttpTest {
     }
 
     @Test
+    void everyListingShowsTheInstancesAsTheyAreNow() throws Exception {
+        // The dispatcher answers a listing equal to the last one with the same bytes: never a changed one.
+        assertEquals(Map.of("instances", List.of()), send("GET", "/v1/instances", "", null).json());
+        send("POST", "/v1/instances", PLAN, "application/json");
+        assertEquals(List.of("CREATED"), states());
+        assertEquals(List.of("CREATED"), states());
+        send("POST", "/v1/instances/mc-0001/start", "", null);
+        assertEquals(List.of("RUNNING"), states());
+        send("POST", "/v1/instances", PLAN.replace("mc-0001", "mc-0002"), "application/json");
+        assertEquals(List.of("RUNNING", "CREATED"), states());
+        send("DELETE", "/v1/instances/mc-0001", "", null);
+        assertEquals(List.of("CREATED"), states());
+        send("DELETE", "/v1/instances/mc-0002", "", null);
+        assertEquals(Map.of("instances", List.of()), send("GET", "/v1/instances", "", null).json());
+    }
+
+    @SuppressWarnings("unchecked") // the listing's shape, SPEC section 2
+    private List<Object> states() throws Exception {
+        RawHttp.Response listed = send("GET", "/v1/instances", "", null);
+        assertEquals(200, listed.status());
+        return ((List<Map<String, Object>>) listed.json().get("instances")).stream().map(m -> m.get("state")).toList();
+    }
+
+    @Test
     void instanceLifecycleResponses() throws Exception {
         RawHttp.Response created = send("POST", "/v1/instances", PLAN, "application/json");
         assertEquals(201, created.status());

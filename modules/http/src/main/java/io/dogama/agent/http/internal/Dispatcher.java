@@ -5,6 +5,7 @@ import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.lifecycle.Created;
+import io.dogama.agent.lifecycle.InstanceSummary;
 import io.dogama.agent.lifecycle.InstanceView;
 import io.dogama.agent.metrics.Metrics;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,11 @@ final class Dispatcher {
 
     private final Supplier<AgentOperations> operations;
     private final Metrics metrics;
+    /** The last listing and its answer: an equal listing gets the same bytes instead of being serialised again. */
+    private volatile Listing lastListing = new Listing(List.of(), Reply.json(200, Json.instances(List.of())));
+
+    private record Listing(List<InstanceSummary> instances, Reply reply) {
+    }
 
     /**
      * @param operations the operations, present from the moment the listener accepts connections
@@ -64,7 +70,11 @@ final class Dispatcher {
                         reply(ops.checkPorts(ok.value()), 200, Json::ports);
                 case Outcome.Failed<List<io.dogama.agent.core.HostPort>> failed -> failure(failed);
             };
-            case LIST -> reply(ops.list(), 200, Json::instances);
+            case LIST -> switch (ops.list()) {
+                case Outcome.Ok<List<InstanceSummary>> ok ->
+                        new Dispatched(listing(ok.value()), Accountant.Result.failed(null, List.of()));
+                case Outcome.Failed<List<InstanceSummary>> failed -> failure(failed);
+            };
             case CREATE -> created(ops.create(body));
             // A replace that succeeded went from revision n to n+1 (SPEC section 2).
             case REPLACE -> instance(ops.replace(id, body), 1);
@@ -87,6 +97,20 @@ final class Dispatcher {
             case METRICS -> new Dispatched(Reply.text(Metrics.CONTENT_TYPE,
                     metrics.scrape().getBytes(StandardCharsets.UTF_8)), Accountant.Result.failed(null, List.of()));
         };
+    }
+
+    /**
+     * The answer to a listing. Summaries are values, so an equal list has the very same JSON; with
+     * nothing changing between listings this skips the serialisation, a sixth of a listing's work.
+     */
+    private Reply listing(List<InstanceSummary> instances) {
+        Listing last = lastListing;
+        if (last.instances().equals(instances)) {
+            return last.reply();
+        }
+        Listing now = new Listing(List.copyOf(instances), Reply.json(200, Json.instances(instances)));
+        lastListing = now;
+        return now.reply();
     }
 
     private static Dispatched created(Outcome<Created> outcome) {
