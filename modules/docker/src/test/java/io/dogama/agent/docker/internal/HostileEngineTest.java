@@ -444,8 +444,10 @@ class HostileEngineTest {
                 4096, 2, held + 2);
         try (DockerEngine client = DockerEngine.connect(dir.resolve("engine.sock"), roomy);
                 var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            java.util.List<java.util.concurrent.Future<DockerException>> holding = new java.util.ArrayList<>();
             for (int i = 0; i < held; i++) {
-                callers.submit(() -> assertThrows(DockerException.class, () -> client.inspectContainer("never-answers")));
+                holding.add(callers.submit(
+                        () -> assertThrows(DockerException.class, () -> client.inspectContainer("never-answers"))));
             }
             await(() -> fake.receivedOn("never-answers").size() == held, "every held call reached the fake");
             long t0 = System.nanoTime();
@@ -454,8 +456,12 @@ class HostileEngineTest {
             long took = System.nanoTime() - t0;
             assertTrue(took < TimeUnit.SECONDS.toNanos(3), "an answered call waited " + took / 1_000_000
                     + " ms behind " + held + " held ones");
-            // Ends the held calls at once (the fake closes their connections) rather than at their timeout.
+            // Ends the held calls at once (the fake closes their connections) rather than at their timeout;
+            // each of them fails, as a call whose connection breaks must.
             fake.close();
+            for (var h : holding) {
+                assertClean(h.get(10, TimeUnit.SECONDS));
+            }
         }
     }
 

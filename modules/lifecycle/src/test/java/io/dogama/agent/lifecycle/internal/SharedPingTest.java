@@ -73,21 +73,13 @@ class SharedPingTest {
         Future<?> first = pool.submit(() -> call(shared));
         CountDownLatch pingA = engine.nextStarted();
         // Ten checks arrive while ping A runs: none may be answered by A.
-        List<Future<?>> later = new ArrayList<>();
-        for (int i = 0; i < 10; i++) {
-            later.add(pool.submit(() -> call(shared)));
-        }
-        waitUntilParked(later.size(), shared);
+        List<Future<?>> later = parkedChecks(10, shared);
         pingA.countDown();
         first.get(WAIT_SECONDS, TimeUnit.SECONDS);
         CountDownLatch pingB = engine.nextStarted(); // B starts after A ended
-        for (Future<?> f : later) {
-            assertTrue(!f.isDone(), "a check that arrived during ping A was answered by A");
-        }
+        assertNoneAnswered(later, "a check that arrived during ping A was answered by A");
         pingB.countDown();
-        for (Future<?> f : later) {
-            f.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        }
+        awaitAll(later);
         assertEquals(2, engine.pings.get(), "eleven checks, two pings");
     }
 
@@ -99,24 +91,38 @@ class SharedPingTest {
         CountDownLatch pingA = engine.nextStarted();
         Future<?> second = pool.submit(() -> call(shared));
         CountDownLatch pingB = engine.nextStarted(); // a second ping runs beside the first
-        List<Future<?>> later = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            later.add(pool.submit(() -> call(shared)));
-        }
-        waitUntilParked(later.size(), shared);
+        List<Future<?>> later = parkedChecks(5, shared);
         pingA.countDown();
         first.get(WAIT_SECONDS, TimeUnit.SECONDS);
         CountDownLatch pingC = engine.nextStarted(); // starts when A ends, for the five waiting
         pingB.countDown();
         second.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        for (Future<?> f : later) {
-            assertTrue(!f.isDone(), "a check was answered by a ping that began before it arrived");
-        }
+        assertNoneAnswered(later, "a check was answered by a ping that began before it arrived");
         pingC.countDown();
-        for (Future<?> f : later) {
+        awaitAll(later);
+        assertEquals(3, engine.pings.get(), "seven checks, three pings");
+    }
+
+    /** Submits {@code n} checks and returns once all of them wait for a ping. */
+    private List<Future<?>> parkedChecks(int n, SharedPing shared) throws Exception {
+        List<Future<?>> checks = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            checks.add(pool.submit(() -> call(shared)));
+        }
+        waitUntilParked(n, shared);
+        return checks;
+    }
+
+    private static void assertNoneAnswered(List<Future<?>> checks, String message) {
+        for (Future<?> f : checks) {
+            assertTrue(!f.isDone(), message);
+        }
+    }
+
+    private static void awaitAll(List<Future<?>> checks) throws Exception {
+        for (Future<?> f : checks) {
             f.get(WAIT_SECONDS, TimeUnit.SECONDS);
         }
-        assertEquals(3, engine.pings.get(), "seven checks, three pings");
     }
 
     @Test
