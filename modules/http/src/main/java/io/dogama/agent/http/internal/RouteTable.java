@@ -47,10 +47,11 @@ final class RouteTable {
      * @param pattern  path with {@code {id}} placeholders
      * @param body     body rule
      * @param endpoint the operation
+     * @param segments the pattern split at every {@code /}, made once rather than on every match
      */
-    record Route(String method, String pattern, BodyKind body, Endpoint endpoint) {
-        List<String> segments() {
-            return List.of(pattern.split("/", -1));
+    record Route(String method, String pattern, BodyKind body, Endpoint endpoint, List<String> segments) {
+        Route(String method, String pattern, BodyKind body, Endpoint endpoint) {
+            this(method, pattern, body, endpoint, List.of(pattern.split("/", -1)));
         }
     }
 
@@ -108,7 +109,7 @@ final class RouteTable {
             return new Match.NotFound();
         }
         String[] segments = rawPath.split("/", -1);
-        Set<String> allowed = new LinkedHashSet<>();
+        Set<String> allowed = null; // made only for the rare 405
         for (Route route : ROUTES) {
             String id = pathMatch(route.segments(), segments);
             if (id == null) {
@@ -117,9 +118,12 @@ final class RouteTable {
             if (route.method().equals(method)) {
                 return new Match.Found(route, id.isEmpty() ? null : id);
             }
+            if (allowed == null) {
+                allowed = new LinkedHashSet<>();
+            }
             allowed.add(route.method());
         }
-        return allowed.isEmpty() ? new Match.NotFound() : new Match.MethodNotAllowed(allowed);
+        return allowed == null ? new Match.NotFound() : new Match.MethodNotAllowed(allowed);
     }
 
     /** @return null when the path does not match, else the ID ("" when the pattern has none) */
