@@ -20,12 +20,24 @@ public final class Ids {
      * @return true only for a syntactically valid ID
      */
     public static boolean isId(String s) {
+        return s != null && isIdPrefix(s, s.length());
+    }
+
+    /**
+     * Tells whether the first {@code length} characters of {@code s} are a valid instance or template ID,
+     * without copying them out (a registry key is an ID and a suffix).
+     *
+     * @param s      candidate, not null
+     * @param length how many of its first characters to check, at most its length
+     * @return true only for a syntactically valid ID
+     */
+    public static boolean isIdPrefix(String s, int length) {
         // ID's rule checked by hand: every request path and every registry key passes here, and the
         // matcher was a twentieth of a listing's work. IdsTest holds it to ID on random input.
-        if (s == null || s.length() < 3 || s.length() > 63) {
+        if (length < 3 || length > 63 || length > s.length()) {
             return false;
         }
-        int last = s.length() - 1;
+        int last = length - 1;
         for (int i = 0; i <= last; i++) {
             char c = s.charAt(i);
             boolean alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');

@@ -44,6 +44,16 @@ class IdsTest {
             }
             String s = b.toString();
             assertEquals(Ids.ID.matcher(s).matches(), Ids.isId(s), s);
+            // The prefix form, as a registry key uses it: an ID and then anything.
+            int length = n == 0 ? 0 : r.nextInt(n + 1);
+            assertEquals(Ids.ID.matcher(s.substring(0, length)).matches(), Ids.isIdPrefix(s, length), s + " @" + length);
         }
+    }
+
+    @Test
+    void aPrefixLongerThanTheStringIsNotAnId() {
+        assertFalse(Ids.isIdPrefix("abc", 4));
+        assertTrue(Ids.isIdPrefix("abc#0", 3));
+        assertFalse(Ids.isIdPrefix("abc#0", 4));
     }
 }

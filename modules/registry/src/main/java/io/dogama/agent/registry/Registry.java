@@ -61,7 +61,8 @@ public interface Registry extends AutoCloseable {
     Lookup get(String instanceId) throws RegistryException;
 
     /**
-     * @return every stored entry as {@link Lookup.Found} or {@link Lookup.Tampered}, sorted by instance ID
+     * @return every stored entry as {@link Lookup.Found} or {@link Lookup.Tampered}, sorted by instance ID;
+     *         unmodifiable, and possibly the very list of an earlier call when nothing changed since
      * @throws RegistryException if the registry failed
      */
     List<Lookup> all() throws RegistryException;

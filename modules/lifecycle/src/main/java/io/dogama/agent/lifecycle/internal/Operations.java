@@ -41,8 +41,16 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Operations implements AgentOperations {
     private static final System.Logger LOG = System.getLogger(Operations.class.getName());
 
+    /**
+     * The registry's last listing and its summaries. The registry answers an unchanged walk with the very
+     * list it gave before, so the same list (by identity) has the same summaries.
+     */
+    private record Listing(List<Lookup> lookups, List<InstanceSummary> summaries) {
+    }
+
     private final DockerEngine docker;
     private final Registry registry;
+    private volatile Listing lastListing;
     private final PlanPolicy policy;
     private final Approvals approvals;
     private final Identities ids;
@@ -220,18 +228,30 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<List<InstanceSummary>> list() {
         return read("list", () -> {
+            List<Lookup> lookups = registry.all();
+            Listing last = lastListing;
+            if (last != null && last.lookups() == lookups) {
+                return last.summaries();
+            }
             List<InstanceSummary> out = new ArrayList<>();
-            for (Lookup l : registry.all()) {
+            boolean tampered = false;
+            for (Lookup l : lookups) {
                 switch (l) {
                     case Lookup.Found f -> out.add(Records.summary(f.record()));
-                    case Lookup.Tampered x -> LOG.log(System.Logger.Level.WARNING,
-                            "lifecycle: a registry record fails authentication; not listed");
+                    case Lookup.Tampered x -> {
+                        tampered = true;
+                        LOG.log(System.Logger.Level.WARNING, "lifecycle: a registry record fails authentication; not listed");
+                    }
                     case Lookup.Absent x -> {
                     }
                 }
             }
             out.sort(Comparator.comparing(InstanceSummary::instanceId));
-            return List.copyOf(out);
+            List<InstanceSummary> summaries = List.copyOf(out);
+            if (!tampered) { // a tampered record is warned of on every listing
+                lastListing = new Listing(lookups, summaries);
+            }
+            return summaries;
         });
     }
 

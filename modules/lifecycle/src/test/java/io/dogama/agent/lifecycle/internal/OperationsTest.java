@@ -90,6 +90,7 @@ class OperationsTest {
 
         List<InstanceSummary> list = ok(h.ops.list());
         assertEquals(List.of(id), list.stream().map(InstanceSummary::instanceId).toList());
+        assertEquals(list, ok(h.ops.list()), "nothing changed");
 
         long t4 = System.nanoTime();
         InstanceView stopped = ok(h.ops.stop(id, 5));
@@ -99,6 +100,8 @@ class OperationsTest {
         assertTrue(stopped.container().exitCode().isPresent());
         assertEquals(InstanceState.STOPPED, ok(h.ops.stop(id, 5)).summary().state(), "stop of a stopped one is ok");
         h.assertEnd(id, Harness.End.SETTLED);
+        // Listings are remembered while nothing changes (registry and Operations); the stop must show.
+        assertEquals(List.of(InstanceState.STOPPED), ok(h.ops.list()).stream().map(InstanceSummary::state).toList());
 
         InstanceView restarted = ok(h.ops.restart(id, 5));
         assertEquals(InstanceState.RUNNING, restarted.summary().state());

@@ -117,6 +117,8 @@ public final class ChronicleRegistry implements Registry {
      * ours, or tampering) is authenticated and decoded afresh. Bounded by {@link #MEMO_ENTRIES}.
      */
     private final Map<String, Memo> decoded = new ConcurrentHashMap<>();
+    /** The last listing remembered with its walk; see {@link Listed}. */
+    private volatile Listed listed;
     /** A listing's read buffers, one per value length; guarded by {@link #walk}. */
     private final Map<Integer, byte[]> scratch = new HashMap<>();
     /** Stored instances (tombstones and forged keys included), for the limit. */
@@ -558,8 +560,8 @@ public final class ChronicleRegistry implements Registry {
 
     @Override
     public List<Lookup> all() throws RegistryException {
-        Map<String, byte[][]> slots = new TreeMap<>();
-        List<String> forged = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        List<byte[]> values = new ArrayList<>(); // null for a forged key
         lifecycle.readLock().lock();
         try {
             checkOpen();
@@ -567,14 +569,9 @@ public final class ChronicleRegistry implements Registry {
             try {
                 map.forEachEntry(e -> {
                     String key = e.key().getUsing(null);
-                    if (META_KEY.equals(key)) {
-                        return;
-                    }
-                    int slot = Slots.slotOf(key);
-                    if (slot < 0) {
-                        forged.add(key);
-                    } else {
-                        slots.computeIfAbsent(Slots.instanceOf(key), k -> new byte[2][])[slot] = current(key, e.value());
+                    if (!META_KEY.equals(key)) {
+                        keys.add(key);
+                        values.add(Slots.slotOf(key) < 0 ? null : current(key, e.value()));
                     }
                 });
             } finally {
@@ -585,19 +582,44 @@ public final class ChronicleRegistry implements Registry {
         } finally {
             lifecycle.readLock().unlock();
         }
+        Listed last = listed;
+        if (last != null && last.sameWalk(keys, values)) {
+            return last.lookups();
+        }
+        Map<String, byte[][]> slots = new TreeMap<>();
+        List<String> forged = new ArrayList<>();
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i);
+            int slot = Slots.slotOf(key);
+            if (slot < 0) {
+                forged.add(key);
+            } else {
+                slots.computeIfAbsent(Slots.instanceOf(key), k -> new byte[2][])[slot] = values.get(i);
+            }
+        }
         // Iteration is weakly consistent: an instance written meanwhile may show slots of two moments.
-        // Such an instance is read again under its lock rather than misreported as tampered.
+        // Such an instance is read again under its lock rather than misreported as tampered; that answer
+        // does not follow from this walk alone, so it is not remembered.
+        boolean readAgain = false;
         List<Lookup> out = new ArrayList<>(slots.size() + forged.size());
         for (Map.Entry<String, byte[][]> e : slots.entrySet()) {
             Lookup l = evaluate(e.getKey(), e.getValue()[0], e.getValue()[1], false);
-            out.add(l instanceof Lookup.Tampered ? get(e.getKey()) : l);
+            if (l instanceof Lookup.Tampered) {
+                readAgain = true;
+                l = get(e.getKey());
+            }
+            out.add(l);
         }
         for (String key : forged) {
             out.add(new Lookup.Tampered(key));
         }
         out.removeIf(l -> l instanceof Lookup.Absent);
         out.sort(Comparator.comparing(Lookup::instanceId));
-        return List.copyOf(out);
+        List<Lookup> lookups = List.copyOf(out);
+        if (!readAgain) {
+            listed = new Listed(List.copyOf(keys), values.toArray(byte[][]::new), lookups);
+        }
+        return lookups;
     }
 
     @Override
@@ -733,6 +755,28 @@ public final class ChronicleRegistry implements Registry {
     static final int MEMO_ENTRIES = 2048;
 
     private record Memo(byte[] bytes, RecordCodec.Decoded record) {
+    }
+
+    /**
+     * A walk and the listing made from it. A listing is a function of the walk's keys and values alone
+     * (the read-again case aside, which is never remembered), so a walk that met the same keys in the same
+     * order with, for every one, the very array {@link #current} returns for bytes equal to a remembered
+     * record, has the same listing. Any other walk, a changed byte included, makes the listing afresh.
+     */
+    private record Listed(List<String> keys, byte[][] values, List<Lookup> lookups) {
+        boolean sameWalk(List<String> walkKeys, List<byte[]> walkValues) {
+            if (!keys.equals(walkKeys)) {
+                return false;
+            }
+            for (int i = 0; i < values.length; i++) {
+                // The same array, not equal content: only a remembered record's bytes are shared this way
+                // (a forged key's null stays null: the same key is forged again).
+                if (walkValues.get(i) != values[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /**

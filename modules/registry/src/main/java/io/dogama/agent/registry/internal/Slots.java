@@ -25,7 +25,7 @@ final class Slots {
         if (n < 3 || key.charAt(n - 2) != '#' || (key.charAt(n - 1) != '0' && key.charAt(n - 1) != '1')) {
             return -1;
         }
-        return Ids.isId(key.substring(0, n - 2)) ? key.charAt(n - 1) - '0' : -1;
+        return Ids.isIdPrefix(key, n - 2) ? key.charAt(n - 1) - '0' : -1;
     }
 
     /** @return the instance ID of a slot key ({@link #slotOf} must be 0 or 1) */

@@ -3,6 +3,7 @@ package io.dogama.agent.registry.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.registry.CasResult;
@@ -93,6 +94,51 @@ class TamperTest {
             RawMap.put(dir, B1, original);
             assertInstanceOf(Lookup.Found.class, r.get("bravo-1"), "the original verifies again");
         }
+    }
+
+    @Test
+    void aListingRememberedFromAnUnchangedWalkNeverHidesAChange() throws Exception {
+        // all() answers a walk like the last one with the very same list (ChronicleRegistry.Listed); any change
+        // of a byte, a key or a record made while the registry is open must show on the next listing.
+        seed();
+        byte[] original = RawMap.get(dir, B1);
+        try (Registry r = Registry.open(dir, 10)) {
+            r.all();
+            List<Lookup> before = r.all();
+            assertSame(before, r.all(), "an unchanged registry gives the remembered listing");
+            byte[] flipped = original.clone();
+            flipped[original.length - 1] ^= 0x01; // the last byte of the MAC: same length, same keys
+            RawMap.put(dir, B1, flipped);
+            assertListed(r.all(), "bravo-1", Lookup.Tampered.class);
+            assertListed(r.all(), "bravo-1", Lookup.Tampered.class);
+            RawMap.put(dir, B1, RawMap.get(dir, "alpha-1#1")); // a valid record of another instance
+            assertListed(r.all(), "bravo-1", Lookup.Tampered.class);
+            RawMap.put(dir, B1, original);
+            assertListed(r.all(), "bravo-1", Lookup.Found.class);
+            assertEquals(before, r.all(), "the original verifies again");
+
+            assertInstanceOf(CasResult.Stored.class, r.replace(1, Samples.record("bravo-1", 9)));
+            r.all();
+            Lookup replaced = find(r.all(), "bravo-1");
+            assertEquals(new Lookup.Found(Samples.record("bravo-1", 9), 2), replaced);
+            RawMap.put(dir, "zulu-1#7", new byte[] {1}); // a key no slot has: forged
+            assertListed(r.all(), "zulu-1#7", Lookup.Tampered.class);
+            RawMap.edit(dir, m -> m.remove("zulu-1#7"));
+            assertEquals(3, r.all().size());
+        }
+    }
+
+    private static void assertListed(List<Lookup> all, String id, Class<? extends Lookup> expected) {
+        for (Lookup l : all) {
+            Class<? extends Lookup> wanted = l.instanceId().equals(id) ? expected : Lookup.Found.class;
+            assertTrue(wanted.isInstance(l), l.instanceId() + ": " + l);
+        }
+        assertInstanceOf(expected, find(all, id));
+    }
+
+    private static Lookup find(List<Lookup> all, String id) {
+        return all.stream().filter(l -> l.instanceId().equals(id)).findFirst()
+                .orElseThrow(() -> new AssertionError(id + " is not listed: " + all));
     }
 
     @Test
