@@ -83,7 +83,7 @@ final class Creates {
         StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approved), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.CREATE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && e.ifStopped() == Event.CREATE_SUCCEEDED) {
-            return new Created(ids.view(t.record()), false);
+            return new Created(Identities.created(t.record()), false);
         }
         // Undone (or, if the undo failed, left CREATING for the start-up reconciliation or the next create).
         Exception failure = run.failure().orElseThrow();

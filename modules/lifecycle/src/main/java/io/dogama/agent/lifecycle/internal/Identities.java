@@ -25,6 +25,8 @@ import java.util.Set;
 final class Identities {
     /** Status of an instance whose registered container does not exist. */
     static final String STATUS_MISSING = "missing";
+    /** The engine's status of a container it created and nobody started (and so no start time, no exit code). */
+    static final String STATUS_CREATED = "created";
 
     private static final System.Logger LOG = System.getLogger(Identities.class.getName());
 
@@ -162,6 +164,19 @@ final class Identities {
         }
     }
 
+
+    /**
+     * The answer to a create, without asking the engine again: the container is the one the engine
+     * answered 201 for a moment ago, under the instance's guard, and only a start (through this agent
+     * or not) moves it on from {@code created}. A later inspect shows it as it is then.
+     *
+     * @param r the record the create committed
+     * @return the instance as the API shows it
+     */
+    static InstanceView created(InstanceRecord r) {
+        return new InstanceView(Records.summary(r),
+                new InstanceView.ContainerView(STATUS_CREATED, Optional.empty(), Optional.empty()));
+    }
 
     /**
      * @param r the record

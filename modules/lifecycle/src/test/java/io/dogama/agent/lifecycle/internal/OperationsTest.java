@@ -61,6 +61,8 @@ class OperationsTest {
         assertEquals("created", created.instance().container().status());
         assertEquals(Harness.digest(v1), created.instance().summary().planDigest());
         assertEquals(0, created.instance().summary().revision());
+        // The answer is built without asking the engine again: it must be what the engine shows.
+        assertEquals(ok(h.ops.inspect(id)), created.instance(), "a create's answer is what an inspect shows");
         h.assertEnd(id, Harness.End.SETTLED);
 
         // idempotent repeat; another plan under the same ID is refused
