@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The validator of SPEC section 8 and the only place that decides what Docker is asked for. Two
@@ -32,9 +33,11 @@ import java.util.Objects;
 public final class PlanPolicy {
     private final Validator validator;
     private final AdminConfig config;
+    private final Catalog catalog;
 
     private PlanPolicy(AdminConfig config, Catalog catalog) {
         this.config = config;
+        this.catalog = catalog;
         this.validator = new Validator(config, catalog);
     }
 
@@ -45,6 +48,18 @@ public final class PlanPolicy {
      */
     public static PlanPolicy create(AdminConfig config, Catalog catalog) {
         return new PlanPolicy(Objects.requireNonNull(config, "config"), Objects.requireNonNull(catalog, "catalog"));
+    }
+
+    /**
+     * The template a plan names, before it is validated: what {@link #validate} will check the plan
+     * against if the plan passes, so that work on the template's own facts (its image) can begin early.
+     * Nothing about the plan is checked here.
+     *
+     * @param plan a parsed plan
+     * @return the catalog's template of the plan's ID and version, if the catalog has it
+     */
+    public Optional<Template> template(Plan plan) {
+        return catalog.find(plan.templateId(), plan.templateVersion());
     }
 
     /**

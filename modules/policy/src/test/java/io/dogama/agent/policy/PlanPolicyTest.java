@@ -111,6 +111,14 @@ class PlanPolicyTest {
     }
 
     @Test
+    void theTemplateNamedBeforeValidationIsTheOneValidationPicks() {
+        Plan parsed = ((Outcome.Ok<Plan>) PlanParser.parse(json(plan))).value();
+        assertEquals(Optional.of(ok(validate()).template()), policy.template(parsed));
+        plan.put("templateVersion", "9.9.9");
+        assertEquals(Optional.empty(), policy.template(((Outcome.Ok<Plan>) PlanParser.parse(json(plan))).value()));
+    }
+
+    @Test
     void aCommandEqualToTheTemplatesIsAccepted() {
         plan.put("command", list("/bin/httpd", "-f", "-v", "-p", "8080", "-h", "/data"));
         ok(approve(Fixture.demoImage()));

@@ -10,6 +10,7 @@ import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerNotFoundException;
+import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.HostConfigView;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.policy.ApprovedPlan;
@@ -31,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
  * Validation (phase one, with the facts of the engine and the registry) and image resolution
@@ -165,15 +168,82 @@ final class Approvals {
      */
     ApprovedPlan approve(Plan plan, Collection<String> own, String fieldPrefix)
             throws Abort, DockerException, RegistryException {
-        ValidatedPlan v = switch (policy.validate(plan, context(own))) {
-            case Outcome.Ok<ValidatedPlan> ok -> ok.value();
-            case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
-        };
-        ImageFacts facts = image(v.template());
-        return switch (policy.approve(v, facts)) {
-            case Outcome.Ok<ApprovedPlan> ok -> ok.value();
-            case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
-        };
+        // The image look-up needs neither the engine's ports nor the validation: it runs beside them. Only
+        // the catalog's own reference is looked up, never one the request states, and its answer is used
+        // only for the template the validation then picks. Nothing is pulled before a plan is valid.
+        EarlyImage early = policy.template(plan).map(t -> EarlyImage.start(docker, t)).orElse(null);
+        try {
+            ValidatedPlan v = switch (policy.validate(plan, context(own))) {
+                case Outcome.Ok<ValidatedPlan> ok -> ok.value();
+                case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
+            };
+            ImageFacts facts = image(v.template(), early);
+            return switch (policy.approve(v, facts)) {
+                case Outcome.Ok<ApprovedPlan> ok -> ok.value();
+                case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
+            };
+        } finally {
+            if (early != null) {
+                // Every engine call a request makes has ended before it is answered, used or not.
+                early.settle();
+            }
+        }
+    }
+
+    /** The look-up of a template's image by its reference, on its own virtual thread. */
+    private static final class EarlyImage {
+        private final Template template;
+        private final FutureTask<Optional<ImageInfo>> lookup;
+
+        private EarlyImage(Template template, FutureTask<Optional<ImageInfo>> lookup) {
+            this.template = template;
+            this.lookup = lookup;
+        }
+
+        static EarlyImage start(DockerEngine docker, Template t) {
+            EarlyImage e = new EarlyImage(t, new FutureTask<>(() -> docker.inspectImage(t.image())));
+            Thread.ofVirtual().name("dogama-image-lookup").start(e.lookup);
+            return e;
+        }
+
+        /** @return true if this look-up is of {@code t}'s image */
+        boolean isFor(Template t) {
+            return template.equals(t);
+        }
+
+        /** @return the engine's answer, as {@link DockerEngine#inspectImage} gives it */
+        Optional<ImageInfo> answer() throws DockerException {
+            try {
+                return lookup.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DockerUnavailableException("interrupted while waiting for the engine", e);
+            } catch (ExecutionException e) {
+                switch (e.getCause()) {
+                    case DockerException de -> throw de;
+                    case RuntimeException re -> throw re;
+                    case Error er -> throw er;
+                    default -> throw new DockerUnavailableException("an engine call failed", e.getCause());
+                }
+            }
+        }
+
+        /** Waits for the look-up to end (it is bounded by the engine client's deadline); its answer is not used. */
+        void settle() {
+            boolean interrupted = false;
+            while (!lookup.isDone()) {
+                try {
+                    lookup.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | RuntimeException e) {
+                    // not used: whoever needed it got it from answer()
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private static Outcome.Failed<?> prefixed(Outcome.Failed<?> f, String prefix) {
@@ -188,8 +258,8 @@ final class Approvals {
      * The image the template names: local by reference, else local by its pinned ID, else pulled
      * by its pinned manifest digest (content-addressed, so nothing else can arrive).
      */
-    private ImageFacts image(Template t) throws Abort, DockerException {
-        Optional<ImageInfo> info = docker.inspectImage(t.image());
+    private ImageFacts image(Template t, EarlyImage early) throws Abort, DockerException {
+        Optional<ImageInfo> info = early != null && early.isFor(t) ? early.answer() : docker.inspectImage(t.image());
         if (info.isEmpty() && t.imageId().isPresent()) {
             info = docker.inspectImage(t.imageId().get());
         }

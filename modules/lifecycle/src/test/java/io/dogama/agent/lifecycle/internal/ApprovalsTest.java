@@ -1,0 +1,257 @@
+package io.dogama.agent.lifecycle.internal;
+
+import static io.dogama.agent.lifecycle.internal.Harness.bytes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.dogama.agent.core.ContainerSpec;
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Outcome;
+import io.dogama.agent.core.Plan;
+import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.ContainerStats;
+import io.dogama.agent.docker.ContainerSummary;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.EngineVersion;
+import io.dogama.agent.docker.ImageInfo;
+import io.dogama.agent.docker.NetworkInfo;
+import io.dogama.agent.policy.ApprovedPlan;
+import io.dogama.agent.policy.PlanParser;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The approval's image look-up runs beside the port listing and the validation, against the real
+ * engine: it is the catalog's reference that is looked up (never one the request states), it is
+ * looked up once, and a request is answered only after it ended, used or not.
+ */
+class ApprovalsTest {
+    /** Longest any step of these tests may wait for another. */
+    private static final long WAIT_SECONDS = 20;
+
+    private Harness h;
+    private Watched engine;
+    private Approvals approvals;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        h = new Harness();
+        engine = new Watched(h.docker);
+        approvals = new Approvals(engine, h.registry, h.policy);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        engine.release.countDown();
+        h.close();
+    }
+
+    @Test
+    void theImageIsLookedUpBesideThePortListingAndOnlyOnce() throws Exception {
+        // The port listing waits until the image look-up has begun: one after the other, it never would.
+        engine.portsAwaitImage = true;
+        engine.release.countDown();
+        Plan plan = parse(h.plan(h.newId(), h.source("a"), Harness.port(), "hi"));
+
+        ApprovedPlan approved = approvals.approve(plan, List.of(), "");
+
+        assertEquals(List.of(Harness.DEMO_IMAGE), engine.imageLookups, "the template's image, looked up once");
+        assertTrue(approved.spec().image().startsWith("sha256:"), "the spec runs the image ID that was checked");
+    }
+
+    @Test
+    void anImageTheRequestStatesIsNeverLookedUp() throws Exception {
+        engine.release.countDown();
+        String stated = "busybox:never-looked-up";
+        Plan plan = parse(h.plan(h.newId(), h.source("b"), Harness.port(), "hi")
+                .replace("\"image\":\"" + Harness.DEMO_IMAGE + "\"", "\"image\":\"" + stated + "\""));
+        assertEquals(stated, plan.image());
+
+        Abort refused = expectAbort(() -> approvals.approve(plan, List.of(), ""));
+
+        assertEquals(ProblemCode.PLAN_REJECTED, refused.code());
+        assertFalse(engine.imageLookups.contains(stated), "looked up: " + engine.imageLookups);
+    }
+
+    @Test
+    void aRefusedPlanIsAnsweredOnlyAfterItsImageLookUpEnded() throws Exception {
+        // A plan the validation refuses (its greeting is not allowed) while the image look-up is held.
+        Plan plan = parse(h.plan(h.newId(), h.source("c"), Harness.port(), "hi").replace("\"GREETING\"",
+                "\"NOT_IN_THE_TEMPLATE\""));
+        Thread approving = Thread.ofVirtual().start(() -> {
+            try {
+                approvals.approve(plan, List.of(), "");
+                engine.events.add("answered");
+            } catch (Abort e) {
+                engine.events.add("answered");
+            } catch (Exception e) {
+                engine.events.add("failed: " + e);
+            }
+        });
+        assertTrue(engine.imageStarted.await(WAIT_SECONDS, TimeUnit.SECONDS), "the image look-up never began");
+        // Without waiting for the look-up, the refusal would be answered while it is still held.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (approving.isAlive() && !inSettle(approving)) {
+            if (System.nanoTime() > deadline) {
+                fail("the approval neither ended nor waited for its image look-up");
+            }
+            Thread.onSpinWait();
+        }
+        assertTrue(approving.isAlive(), "answered while its image look-up was still running: " + engine.events);
+        engine.release.countDown();
+        approving.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(approving.isAlive(), "the approval did not end once its look-up did");
+        assertEquals(List.of("image looked up", "answered"), engine.events);
+    }
+
+    private static boolean inSettle(Thread t) {
+        return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("settle"));
+    }
+
+    @FunctionalInterface
+    private interface Approval {
+        void run() throws Exception;
+    }
+
+    private static Abort expectAbort(Approval a) throws Exception {
+        try {
+            a.run();
+        } catch (Abort e) {
+            return e;
+        }
+        return fail("the plan was approved");
+    }
+
+    private static Plan parse(String json) {
+        return switch (PlanParser.parse(bytes(json))) {
+            case Outcome.Ok<Plan> ok -> ok.value();
+            case Outcome.Failed<Plan> f -> fail("the test's plan does not parse: " + f);
+        };
+    }
+
+    /** The real engine, with the image look-up and the port listing watched (and the former held until released). */
+    private static final class Watched implements DockerEngine {
+        private final DockerEngine real;
+        final List<String> imageLookups = new CopyOnWriteArrayList<>();
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final CountDownLatch imageStarted = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        volatile boolean portsAwaitImage;
+
+        Watched(DockerEngine real) {
+            this.real = real;
+        }
+
+        @Override
+        public Optional<ImageInfo> inspectImage(String ref) throws DockerException {
+            imageLookups.add(ref);
+            imageStarted.countDown();
+            try {
+                if (!release.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the image look-up was never released");
+                }
+                return real.inspectImage(ref);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            } finally {
+                events.add("image looked up");
+            }
+        }
+
+        @Override
+        public Set<HostPort> publishedHostPorts() throws DockerException {
+            try {
+                if (portsAwaitImage && !imageStarted.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the port listing ran and the image look-up had not begun");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            }
+            return real.publishedHostPorts();
+        }
+
+        @Override
+        public void ping() throws DockerException {
+            real.ping();
+        }
+
+        @Override
+        public EngineVersion version() throws DockerException {
+            return real.version();
+        }
+
+        @Override
+        public void pullImage(String ref) throws DockerException {
+            real.pullImage(ref);
+        }
+
+        @Override
+        public String createContainer(ContainerSpec spec) throws DockerException {
+            return real.createContainer(spec);
+        }
+
+        @Override
+        public Optional<ContainerInfo> inspectContainer(String idOrName) throws DockerException {
+            return real.inspectContainer(idOrName);
+        }
+
+        @Override
+        public void startContainer(String id) throws DockerException {
+            real.startContainer(id);
+        }
+
+        @Override
+        public void stopContainer(String id, int timeoutSeconds) throws DockerException {
+            real.stopContainer(id, timeoutSeconds);
+        }
+
+        @Override
+        public void restartContainer(String id, int timeoutSeconds) throws DockerException {
+            real.restartContainer(id, timeoutSeconds);
+        }
+
+        @Override
+        public void renameContainer(String id, String newName) throws DockerException {
+            real.renameContainer(id, newName);
+        }
+
+        @Override
+        public void removeContainer(String id) throws DockerException {
+            real.removeContainer(id);
+        }
+
+        @Override
+        public ContainerStats stats(String id) throws DockerException {
+            return real.stats(id);
+        }
+
+        @Override
+        public List<ContainerSummary> listContainersByLabel(String key, String value) throws DockerException {
+            return real.listContainersByLabel(key, value);
+        }
+
+        @Override
+        public Optional<NetworkInfo> inspectNetwork(String name) throws DockerException {
+            return real.inspectNetwork(name);
+        }
+
+        @Override
+        public void close() {
+            // the harness closes the real engine
+        }
+    }
+}
