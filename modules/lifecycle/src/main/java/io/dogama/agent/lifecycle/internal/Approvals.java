@@ -32,8 +32,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
 /**
  * Validation (phase one, with the facts of the engine and the registry) and image resolution
@@ -193,16 +191,24 @@ final class Approvals {
     /** The look-up of a template's image by its reference, on its own virtual thread. */
     private static final class EarlyImage {
         private final Template template;
-        private final FutureTask<Optional<ImageInfo>> lookup;
+        private Thread thread;
+        // Written by the look-up's thread before it ends, read only after joining it.
+        private Optional<ImageInfo> info;
+        private Throwable failure;
 
-        private EarlyImage(Template template, FutureTask<Optional<ImageInfo>> lookup) {
+        private EarlyImage(Template template) {
             this.template = template;
-            this.lookup = lookup;
         }
 
         static EarlyImage start(DockerEngine docker, Template t) {
-            EarlyImage e = new EarlyImage(t, new FutureTask<>(() -> docker.inspectImage(t.image())));
-            Thread.ofVirtual().name("dogama-image-lookup").start(e.lookup);
+            EarlyImage e = new EarlyImage(t);
+            e.thread = Thread.ofVirtual().name("dogama-image-lookup").start(() -> {
+                try {
+                    e.info = docker.inspectImage(t.image());
+                } catch (DockerException | RuntimeException | Error x) {
+                    e.failure = x;
+                }
+            });
             return e;
         }
 
@@ -211,33 +217,31 @@ final class Approvals {
             return template.equals(t);
         }
 
-        /** @return the engine's answer, as {@link DockerEngine#inspectImage} gives it */
+        /** @return the engine's answer, as {@link DockerEngine#inspectImage} gives it, or its failure */
         Optional<ImageInfo> answer() throws DockerException {
             try {
-                return lookup.get();
+                thread.join();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new DockerUnavailableException("interrupted while waiting for the engine", e);
-            } catch (ExecutionException e) {
-                switch (e.getCause()) {
-                    case DockerException de -> throw de;
-                    case RuntimeException re -> throw re;
-                    case Error er -> throw er;
-                    default -> throw new DockerUnavailableException("an engine call failed", e.getCause());
-                }
             }
+            return switch (failure) {
+                case null -> info;
+                case DockerException de -> throw de;
+                case RuntimeException re -> throw re;
+                case Error er -> throw er;
+                default -> throw new IllegalStateException("lifecycle: unexpected failure", failure);
+            };
         }
 
         /** Waits for the look-up to end (it is bounded by the engine client's deadline); its answer is not used. */
         void settle() {
             boolean interrupted = false;
-            while (!lookup.isDone()) {
+            while (thread.isAlive()) {
                 try {
-                    lookup.get();
+                    thread.join();
                 } catch (InterruptedException e) {
                     interrupted = true;
-                } catch (ExecutionException | RuntimeException e) {
-                    // not used: whoever needed it got it from answer()
                 }
             }
             if (interrupted) {
