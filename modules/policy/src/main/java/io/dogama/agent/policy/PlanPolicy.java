@@ -33,11 +33,9 @@ import java.util.Optional;
 public final class PlanPolicy {
     private final Validator validator;
     private final AdminConfig config;
-    private final Catalog catalog;
 
     private PlanPolicy(AdminConfig config, Catalog catalog) {
         this.config = config;
-        this.catalog = catalog;
         this.validator = new Validator(config, catalog);
     }
 
@@ -59,7 +57,7 @@ public final class PlanPolicy {
      * @return the catalog's template of the plan's ID and version, if the catalog has it
      */
     public Optional<Template> template(Plan plan) {
-        return catalog.find(plan.templateId(), plan.templateVersion());
+        return validator.template(plan);
     }
 
     /**

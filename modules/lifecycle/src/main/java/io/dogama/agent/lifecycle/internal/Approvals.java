@@ -169,7 +169,7 @@ final class Approvals {
         // The image look-up needs neither the engine's ports nor the validation: it runs beside them. Only
         // the catalog's own reference is looked up, never one the request states, and its answer is used
         // only for the template the validation then picks. Nothing is pulled before a plan is valid.
-        EarlyImage early = policy.template(plan).map(t -> EarlyImage.start(docker, t)).orElse(null);
+        EarlyImage early = policy.template(plan).map(t -> new EarlyImage(docker, t)).orElse(null);
         try {
             ValidatedPlan v = switch (policy.validate(plan, context(own))) {
                 case Outcome.Ok<ValidatedPlan> ok -> ok.value();
@@ -191,25 +191,21 @@ final class Approvals {
     /** The look-up of a template's image by its reference, on its own virtual thread. */
     private static final class EarlyImage {
         private final Template template;
-        private Thread thread;
+        private final Thread thread;
         // Written by the look-up's thread before it ends, read only after joining it.
         private Optional<ImageInfo> info;
         private Throwable failure;
 
-        private EarlyImage(Template template) {
-            this.template = template;
-        }
-
-        static EarlyImage start(DockerEngine docker, Template t) {
-            EarlyImage e = new EarlyImage(t);
-            e.thread = Thread.ofVirtual().name("dogama-image-lookup").start(() -> {
+        /** Starts the look-up of {@code t}'s image. */
+        EarlyImage(DockerEngine docker, Template t) {
+            this.template = t;
+            this.thread = Thread.ofVirtual().name("dogama-image-lookup").start(() -> {
                 try {
-                    e.info = docker.inspectImage(t.image());
+                    info = docker.inspectImage(t.image());
                 } catch (DockerException | RuntimeException | Error x) {
-                    e.failure = x;
+                    failure = x;
                 }
             });
-            return e;
         }
 
         /** @return true if this look-up is of {@code t}'s image */

@@ -57,6 +57,14 @@ public final class Validator {
     }
 
     /**
+     * @param plan a parsed plan
+     * @return the catalog's template of the plan's ID and version, the one {@link #validate} checks it against
+     */
+    public Optional<Template> template(Plan plan) {
+        return catalog.find(plan.templateId(), plan.templateVersion());
+    }
+
+    /**
      * Outcome of phase one.
      *
      * @param violations    every violation, empty when valid
@@ -129,7 +137,7 @@ public final class Validator {
         if (!idOk || !versionOk) {
             return null;
         }
-        Optional<Template> t = catalog.find(plan.templateId(), plan.templateVersion());
+        Optional<Template> t = template(plan);
         if (t.isEmpty()) {
             v.add(catalog.hasId(plan.templateId()) ? new Violation("templateVersion", Rules.UNKNOWN_TEMPLATE)
                     : new Violation("templateId", Rules.UNKNOWN_TEMPLATE));
