@@ -17,9 +17,10 @@ import java.util.Objects;
  * requests are answered {@code busy} and no unexpired nonce is ever dropped to make room. Thread-safe;
  * a concurrent second use of a nonce is refused at once, even while the first one is being made durable.
  *
- * <p>Memory: the set is allocated at creation, 18 bytes per nonce of capacity (keyed 64-bit
- * fingerprints in an open-addressing table at a load of at most about 0.73, plus a 4-byte expiry
- * second per slot): 36 MB (34.3 MiB) for {@link #DEFAULT_CAPACITY}, 180 MB for {@link #MAX_CAPACITY}.
+ * <p>Memory: outside the Java heap, growing with the request rate up to 18 bytes per nonce of capacity
+ * (keyed 64-bit fingerprints in an open-addressing table at a load of at most about 0.73, plus a
+ * 4-byte expiry second per slot): 36 MB (34.3 MiB) for {@link #DEFAULT_CAPACITY}, 180 MB for
+ * {@link #MAX_CAPACITY}; freed by {@link #close}.
  *
  * <p>Two kinds exist. {@link #persistent} keeps a journal in the data directory; a nonce is accepted
  * only once the journal line that holds it has been forced to disk, so a restarted agent (after a

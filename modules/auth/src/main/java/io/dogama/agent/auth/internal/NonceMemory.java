@@ -20,8 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * Bounded memory of accepted nonces. Each nonce is kept until its request timestamp plus the
  * retention period (rounded up to the next whole second); when the memory holds {@code capacity}
  * unexpired nonces it refuses new ones ({@link Admission#FULL}) rather than forgetting one. The set
- * itself is a {@link NonceTable} of keyed 64-bit fingerprints ({@link NonceHash}), 18 bytes per nonce
- * of capacity, allocated at creation (36 MB for 2,000,000).
+ * itself is a {@link NonceTable} of keyed 64-bit fingerprints ({@link NonceHash}) outside the Java heap,
+ * which grows with the rate up to 18 bytes per nonce of capacity (36 MB for 2,000,000) and is freed
+ * by {@link #close}.
  *
  * <p><b>Concurrency and durability (group commit).</b> An admission takes the lock only to look the
  * nonce up, insert it and append its journal line to the open batch: a concurrent second use of the
@@ -382,8 +383,8 @@ public final class NonceMemory implements AutoCloseable {
     }
 
     /**
-     * Stops admitting (later admissions are {@code FAILED}), writes and forces what is pending (waiting at
-     * most {@link #CLOSE_WAIT}) and releases the journal. Idempotent.
+     * Stops admitting (later admissions are {@code FAILED}), frees the table, writes and forces what is
+     * pending (waiting at most {@link #CLOSE_WAIT}) and releases the journal. Idempotent.
      */
     @Override
     public void close() {
@@ -396,6 +397,8 @@ public final class NonceMemory implements AutoCloseable {
             if (state == State.OPEN) {
                 state = State.CLOSED;
             }
+            // No admission reaches the table any more: each one checks the state under this lock first.
+            table.close();
             work.signalAll();
         } finally {
             lock.unlock();

@@ -1,5 +1,11 @@
 package io.dogama.agent.auth.internal;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Cleaner;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -9,7 +15,13 @@ import java.util.TreeMap;
  *
  * <p>Layout: one open-addressing table with linear probing, each slot a {@code long} fingerprint
  * (0 = empty) and an {@code int} expiry second (relative to the second the table was made): 12 bytes
- * a slot. It starts at {@value #INITIAL_SLOTS} slots (768 KiB) and is rebuilt, holding only its live
+ * a slot, outside the Java heap. Off the heap because the table is the largest thing the agent holds:
+ * on the heap, a rebuild to the full size needed the old and the new table in the old generation at
+ * once (54 MB of the image's 96 MiB heap, whose old generation is 64 MiB: peerbench found it 99 % full
+ * at that moment), and the replaced table stayed there, counted in the RSS, until a full collection.
+ * Here a rebuild frees the table it replaces as soon as it is done ({@link #close} frees the last one;
+ * a table dropped without it, as tests do, is freed by a cleaner once unreachable).
+ * It starts at {@value #INITIAL_SLOTS} slots (768 KiB) and is rebuilt, holding only its live
  * entries, whenever three quarters of its slots are occupied or fewer than an eighth are live: at
  * twice its live entries (so it grows with the rate and shrinks after a burst), never below the initial size and never above
  * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity; a rebuild whose size would
@@ -34,7 +46,7 @@ import java.util.TreeMap;
  * at most one second later than its exact expiry, never earlier); the live count never exceeds the
  * capacity, except for entries reloaded from a journal at start, which are all kept.
  */
-final class NonceTable {
+final class NonceTable implements AutoCloseable {
     /** Seconds of expiry counters held in the ring, 256: more than any retention plus skew in use. */
     static final int RING = 256;
     /** Slots the sweep advances per admission, 16. */
@@ -46,8 +58,14 @@ final class NonceTable {
     /** Outcome of {@link #insert}. */
     enum Result { INSERTED, PRESENT, FULL }
 
-    private long[] keys;
-    private int[] expiries;
+    /** Frees the slots of tables that became unreachable without {@link #close}. */
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    /** The slots' memory: one shared arena per table size, since admissions run on many threads (under the lock). */
+    private Arena arena;
+    private Cleaner.Cleanable freeing;
+    private MemorySegment keys;
+    private MemorySegment expiries;
     private int slots;
     /** The size of a table at full capacity: it never grows beyond it. */
     private final int maxSlots;
@@ -86,9 +104,7 @@ final class NonceTable {
         this.capacity = capacity;
         this.maxSlots = slotsFor(Math.max(capacity, reserve));
         this.minSlots = Math.min(maxSlots, initialSlots);
-        this.slots = minSlots;
-        this.keys = new long[slots];
-        this.expiries = new int[slots];
+        allocate(minSlots);
         this.baseSecond = nowSecond;
         this.dropped = nowSecond;
     }
@@ -175,12 +191,12 @@ final class NonceTable {
         int deadRel = relative(dropped);
         int i = home(k);
         int reusable = -1;
-        while (keys[i] != 0) {
-            if (expiries[i] < deadRel) {
+        for (long stored = key(i); stored != 0; stored = key(i)) {
+            if (expiry(i) < deadRel) {
                 if (reusable < 0) {
                     reusable = i;
                 }
-            } else if (keys[i] == k) {
+            } else if (stored == k) {
                 return Result.PRESENT;
             }
             i = next(i);
@@ -198,8 +214,8 @@ final class NonceTable {
             slot = i;
             occupied++;
         }
-        keys[slot] = k;
-        expiries[slot] = relative(expirySecond);
+        keys.setAtIndex(JAVA_LONG, slot, k);
+        expiries.setAtIndex(JAVA_INT, slot, relative(expirySecond));
         live++;
         if (expirySecond < dropped + RING) {
             ring[(int) (expirySecond & (RING - 1))]++;
@@ -224,8 +240,8 @@ final class NonceTable {
     boolean contains(long key) {
         long k = key == 0 ? 1 : key;
         int deadRel = relative(dropped);
-        for (int i = home(k); keys[i] != 0; i = next(i)) {
-            if (keys[i] == k && expiries[i] >= deadRel) {
+        for (int i = home(k); key(i) != 0; i = next(i)) {
+            if (key(i) == k && expiry(i) >= deadRel) {
                 return true;
             }
         }
@@ -238,8 +254,10 @@ final class NonceTable {
      * the expiry counters are unchanged, since exactly the live entries move.
      */
     private void rebuild() {
-        long[] oldKeys = keys;
-        int[] oldExpiries = expiries;
+        MemorySegment oldKeys = keys;
+        MemorySegment oldExpiries = expiries;
+        int oldSlots = slots;
+        Cleaner.Cleanable oldFreeing = freeing;
         int deadRel = relative(dropped);
         int size = (int) Math.max(minSlots, Math.min(maxSlots, 2L * live + 16));
         if (size > maxSlots / 2) {
@@ -247,29 +265,68 @@ final class NonceTable {
             // never holds more than one and a half full tables at once (the memory budget above).
             size = maxSlots;
         }
-        slots = size;
-        keys = new long[size];
-        expiries = new int[size];
+        allocate(size);
         occupied = 0;
         cursor = 0;
-        for (int j = 0; j < oldKeys.length; j++) {
-            if (oldKeys[j] != 0 && oldExpiries[j] >= deadRel) {
-                int i = home(oldKeys[j]);
-                while (keys[i] != 0) {
+        for (int j = 0; j < oldSlots; j++) {
+            long k = oldKeys.getAtIndex(JAVA_LONG, j);
+            int e = oldExpiries.getAtIndex(JAVA_INT, j);
+            if (k != 0 && e >= deadRel) {
+                int i = home(k);
+                while (key(i) != 0) {
                     i = next(i);
                 }
-                keys[i] = oldKeys[j];
-                expiries[i] = oldExpiries[j];
+                keys.setAtIndex(JAVA_LONG, i, k);
+                expiries.setAtIndex(JAVA_INT, i, e);
                 occupied++;
             }
         }
+        oldFreeing.clean();
+    }
+
+    /** Makes the slots of a table of {@code size} slots, all empty (the arena zeroes what it allocates). */
+    private void allocate(int size) {
+        Arena a = Arena.ofShared();
+        MemorySegment k;
+        MemorySegment e;
+        try {
+            k = a.allocate(JAVA_LONG, size);
+            e = a.allocate(JAVA_INT, size);
+        } catch (RuntimeException | Error failure) {
+            a.close(); // nothing changed: a failed rebuild leaves the table as it was
+            throw failure;
+        }
+        arena = a;
+        keys = k;
+        expiries = e;
+        slots = size;
+        // The action holds the arena only: a cleaner whose action reached this table would never run.
+        freeing = CLEANER.register(this, a::close);
+    }
+
+    /**
+     * Frees the slots now; the table must not be used afterwards (its counts still answer). Idempotent.
+     */
+    @Override
+    public void close() {
+        freeing.clean();
+    }
+
+    /** @return whether the slots' memory is still allocated (false after {@link #close}) */
+    boolean allocated() {
+        return arena.scope().isAlive();
+    }
+
+    /** @return the current fingerprint slots (tests check that a rebuild frees the ones it replaces) */
+    MemorySegment keySlots() {
+        return keys;
     }
 
     /** Empties up to {@code steps} dead slots' worth of the table from the sweep cursor on. */
     private void sweep(int steps) {
         int deadRel = relative(dropped);
         for (int n = 0; n < steps; n++) {
-            if (keys[cursor] != 0 && expiries[cursor] < deadRel) {
+            if (key(cursor) != 0 && expiry(cursor) < deadRel) {
                 removeAt(cursor); // the slot now holds a moved entry or nothing: look again
             } else {
                 cursor = next(cursor);
@@ -283,20 +340,29 @@ final class NonceTable {
         int j = slot;
         while (true) {
             j = next(j);
-            if (keys[j] == 0) {
+            long k = key(j);
+            if (k == 0) {
                 break;
             }
-            int home = home(keys[j]);
+            int home = home(k);
             boolean homeInRange = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
             if (!homeInRange) {
-                keys[hole] = keys[j];
-                expiries[hole] = expiries[j];
+                keys.setAtIndex(JAVA_LONG, hole, k);
+                expiries.setAtIndex(JAVA_INT, hole, expiry(j));
                 hole = j;
             }
         }
-        keys[hole] = 0;
-        expiries[hole] = 0;
+        keys.setAtIndex(JAVA_LONG, hole, 0L);
+        expiries.setAtIndex(JAVA_INT, hole, 0);
         occupied--;
+    }
+
+    private long key(int i) {
+        return keys.getAtIndex(JAVA_LONG, i);
+    }
+
+    private int expiry(int i) {
+        return expiries.getAtIndex(JAVA_INT, i);
     }
 
     private int relative(long second) {

@@ -1,22 +1,65 @@
 package io.dogama.agent.auth.internal;
 
 import io.dogama.agent.auth.NonceStore;
+import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * The program {@link KillTest} runs in a forked JVM: {@code admit DIR THREADS} opens the persistent
- * memory in DIR and admits fresh nonces from THREADS threads, printing {@code ok <nonce>} after each
- * admission that returned {@code ADMITTED}, until it is killed.
+ * The program the auth tests run in a forked JVM ({@link #command}):
+ * <ul>
+ * <li>{@code admit DIR THREADS} ({@link KillTest}) opens the persistent memory in DIR and admits fresh
+ * nonces from THREADS threads, printing {@code ok <nonce>} after each admission that returned
+ * {@code ADMITTED}, until it is killed;
+ * <li>{@code fill} ({@link NonceTableTest}) grows a table of the default capacity to its full size,
+ * prints {@code filled <slots> of <full size>}, closes it and prints {@code freed <true|false>}.
+ * </ul>
  */
 final class ForkedNonceMain {
     private ForkedNonceMain() {
     }
 
+    /**
+     * @param jvmOptions options of the forked JVM (its heap, for one)
+     * @param args       the program's arguments, as above
+     * @return the command that runs this program on the auth module with its test classes
+     */
+    static ProcessBuilder command(List<String> jvmOptions, String... args) {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> modulePath = split(System.getProperty("jdk.module.path", ""));
+        String testClasses = split(System.getProperty("java.class.path", "")).stream()
+                .filter(e -> !e.endsWith(".jar")).findFirst()
+                .orElseGet(() -> modulePath.stream().filter(e -> e.endsWith("test-classes")).findFirst()
+                        .orElseThrow(() -> new IllegalStateException("test classes not found")));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        cmd.addAll(jvmOptions);
+        cmd.add("--module-path");
+        cmd.add(String.join(File.pathSeparator, modulePath));
+        cmd.add("--patch-module");
+        cmd.add("io.dogama.agent.auth=" + testClasses);
+        cmd.add("-m");
+        cmd.add("io.dogama.agent.auth/" + ForkedNonceMain.class.getName());
+        cmd.addAll(Arrays.asList(args));
+        return new ProcessBuilder(cmd);
+    }
+
+    private static List<String> split(String path) {
+        return Arrays.stream(path.split(File.pathSeparator)).filter(s -> !s.isBlank()).collect(Collectors.toList());
+    }
+
     public static void main(String[] args) throws Exception {
         // Test harness output channel: the parent process reads these lines.
         PrintStream out = System.out;
+        if (args[0].equals("fill")) {
+            fill(out);
+            return;
+        }
         Path dir = Path.of(args[1]);
         int threads = Integer.parseInt(args[2]);
         Clock clock = Clock.systemUTC();
@@ -46,5 +89,21 @@ final class ForkedNonceMain {
             });
         }
         // The writer threads keep the process alive until the test kills it.
+    }
+
+    private static void fill(PrintStream out) {
+        long now = 1_764_615_845L;
+        NonceTable t = new NonceTable(NonceStore.DEFAULT_CAPACITY, 0, now);
+        // Enough live entries that a rebuild goes to the full size; an odd multiplier spreads the keys' high
+        // bits (which pick the home slot) and never yields 0.
+        for (long k = 1; k <= NonceStore.DEFAULT_CAPACITY - 100_000; k++) {
+            if (t.insert(k * 0x9E3779B97F4A7C15L, now + 60, true) != NonceTable.Result.INSERTED) {
+                out.println("refused " + k);
+                return;
+            }
+        }
+        out.println("filled " + t.slots() + " of " + t.maxSlots());
+        t.close();
+        out.println("freed " + !t.allocated());
     }
 }

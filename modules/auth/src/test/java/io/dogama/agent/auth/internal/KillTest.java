@@ -6,20 +6,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.auth.NonceStore;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -92,26 +88,6 @@ class KillTest {
     }
 
     private static ProcessBuilder command(String... args) {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> modulePath = split(System.getProperty("jdk.module.path", ""));
-        String testClasses = split(System.getProperty("java.class.path", "")).stream()
-                .filter(e -> !e.endsWith(".jar")).findFirst()
-                .orElseGet(() -> modulePath.stream().filter(e -> e.endsWith("test-classes")).findFirst()
-                        .orElseThrow(() -> new IllegalStateException("test classes not found")));
-        List<String> cmd = new ArrayList<>();
-        cmd.add(java);
-        cmd.add("-Xmx128m");
-        cmd.add("--module-path");
-        cmd.add(String.join(File.pathSeparator, modulePath));
-        cmd.add("--patch-module");
-        cmd.add("io.dogama.agent.auth=" + testClasses);
-        cmd.add("-m");
-        cmd.add("io.dogama.agent.auth/" + ForkedNonceMain.class.getName());
-        cmd.addAll(Arrays.asList(args));
-        return new ProcessBuilder(cmd);
-    }
-
-    private static List<String> split(String path) {
-        return Arrays.stream(path.split(File.pathSeparator)).filter(s -> !s.isBlank()).collect(Collectors.toList());
+        return ForkedNonceMain.command(List.of("-Xmx128m"), args);
     }
 }

@@ -5,9 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dogama.agent.auth.NonceStore;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class NonceTableTest {
@@ -89,6 +93,44 @@ class NonceTableTest {
         t.advance(T - 100);
         assertTrue(t.contains(1));
         assertEquals(1, t.live());
+    }
+
+    @Test
+    void aRebuildFreesTheSlotsItReplacesAndCloseFreesTheLast() {
+        NonceTable t = new NonceTable(1000, 0, T, 16);
+        java.lang.foreign.MemorySegment first = t.keySlots();
+        for (long k = 1; t.slots() == 16; k++) {
+            assertEquals(NonceTable.Result.INSERTED, t.insert(k * 0x9E3779B97F4A7C15L, T + 60, true));
+        }
+        assertFalse(first.scope().isAlive(), "the replaced slots are still allocated");
+        assertTrue(t.allocated());
+        t.close();
+        assertFalse(t.allocated());
+        assertFalse(t.keySlots().scope().isAlive());
+        t.close(); // idempotent
+        assertEquals(13, t.live(), "the counts still answer after close");
+    }
+
+    /**
+     * The reason the slots are off the heap: a table of the default capacity grown to its full size
+     * (36 MB) in a JVM whose whole heap is 24 MiB. On the heap it could not be allocated at all; in the
+     * agent's 96 MiB heap a rebuild to it needed the old and the new table at once.
+     */
+    @Test
+    void aFullTableLivesBesideAHeapSmallerThanIt() throws Exception {
+        Process p = ForkedNonceMain.command(List.of("-Xmx24m", "-XX:+UseSerialGC"), "fill")
+                .redirectErrorStream(true).start();
+        String output;
+        try {
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the forked JVM did not end within 120 s");
+            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            p.destroyForcibly();
+        }
+        int full = NonceTable.slotsFor(NonceStore.DEFAULT_CAPACITY);
+        assertEquals(0, p.exitValue(), output);
+        assertTrue(output.contains("filled " + full + " of " + full), output);
+        assertTrue(output.contains("freed true"), output);
     }
 
     /**
