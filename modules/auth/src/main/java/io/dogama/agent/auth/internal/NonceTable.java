@@ -61,8 +61,7 @@ final class NonceTable implements AutoCloseable {
     /** Frees the slots of tables that became unreachable without {@link #close}. */
     private static final Cleaner CLEANER = Cleaner.create();
 
-    /** The slots' memory: one shared arena per table size, since admissions run on many threads (under the lock). */
-    private Arena arena;
+    /** Frees the slots' arena: one shared arena per table size, since admissions run on many threads (under the lock). */
     private Cleaner.Cleanable freeing;
     private MemorySegment keys;
     private MemorySegment expiries;
@@ -296,7 +295,6 @@ final class NonceTable implements AutoCloseable {
             a.close(); // nothing changed: a failed rebuild leaves the table as it was
             throw failure;
         }
-        arena = a;
         keys = k;
         expiries = e;
         slots = size;
@@ -314,7 +312,7 @@ final class NonceTable implements AutoCloseable {
 
     /** @return whether the slots' memory is still allocated (false after {@link #close}) */
     boolean allocated() {
-        return arena.scope().isAlive();
+        return keys.scope().isAlive();
     }
 
     /** @return the current fingerprint slots (tests check that a rebuild frees the ones it replaces) */
