@@ -4,6 +4,7 @@ import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.docker.internal.Engines;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -140,7 +141,43 @@ public interface DockerEngine extends AutoCloseable {
      * @throws DockerNotFoundException   if the image or a network does not exist
      * @throws DockerException           on any other failure
      */
-    String createContainer(ContainerSpec spec) throws DockerException;
+    default String createContainer(ContainerSpec spec) throws DockerException {
+        return createContainer(spec, lookUpNetworks(spec.networks()));
+    }
+
+    /**
+     * As {@link #createContainer(ContainerSpec)}, with the spec's networks already looked up by
+     * {@link #lookUpNetworks}: a caller may look them up beside its other look-ups, as long as it
+     * creates right after (the window between the look-up and the create is the caller's).
+     *
+     * @param spec     the approved container
+     * @param networks {@code spec.networks()} as {@link #lookUpNetworks} found them, in the same order
+     * @return the new container's ID
+     * @throws IllegalArgumentException if {@code networks} is not one network per network of the spec,
+     *                                  or as for {@link #createContainer(ContainerSpec)}
+     * @throws DockerException          as for {@link #createContainer(ContainerSpec)}
+     */
+    String createContainer(ContainerSpec spec, List<NetworkInfo> networks) throws DockerException;
+
+    /**
+     * Looks up the networks a container is to be made in, in order. Engine 20.10 creates a container
+     * whose network mode names a missing network, and answers 200 to connecting a created container to
+     * one: so every network is looked up before a create, and the further ones are connected by the ID
+     * found.
+     *
+     * @param names network names
+     * @return the networks, in the order of {@code names}
+     * @throws DockerNotFoundException if one does not exist (the first missing one ends the look-up)
+     * @throws DockerException         on any other failure
+     */
+    default List<NetworkInfo> lookUpNetworks(List<String> names) throws DockerException {
+        List<NetworkInfo> found = new ArrayList<>(names.size());
+        for (String name : names) {
+            found.add(inspectNetwork(name)
+                    .orElseThrow(() -> new DockerNotFoundException("create container: network not found")));
+        }
+        return List.copyOf(found);
+    }
 
     /**
      * Inspects a container.

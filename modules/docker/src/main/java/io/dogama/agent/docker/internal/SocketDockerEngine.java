@@ -128,15 +128,14 @@ final class SocketDockerEngine implements DockerEngine {
     }
 
     @Override
-    public String createContainer(ContainerSpec spec) throws DockerException {
+    public String createContainer(ContainerSpec spec, List<NetworkInfo> networks) throws DockerException {
         byte[] body = CreateBody.json(spec);
-        // Engine 20.10 creates a container whose network mode names a missing network, and answers
-        // 200 to connecting a created container to one: so every network is looked up first, and
-        // the further ones are connected by the ID found.
+        if (networks.size() != spec.networks().size()) {
+            throw new IllegalArgumentException("docker: one looked-up network per network of the spec");
+        }
+        // The further networks are connected by the ID found (DockerEngine.lookUpNetworks says why).
         List<String> extra = new ArrayList<>();
-        for (String network : spec.networks()) {
-            NetworkInfo n = inspectNetwork(network)
-                    .orElseThrow(() -> new DockerNotFoundException("create container: network not found"));
+        for (NetworkInfo n : networks) {
             if (!Refs.OBJECT.matcher(n.id()).matches()) {
                 throw new DockerProtocolException("inspect network: malformed network ID");
             }

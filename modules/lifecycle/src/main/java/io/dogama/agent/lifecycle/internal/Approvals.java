@@ -13,6 +13,7 @@ import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.HostConfigView;
 import io.dogama.agent.docker.ImageInfo;
+import io.dogama.agent.docker.NetworkInfo;
 import io.dogama.agent.policy.ApprovedPlan;
 import io.dogama.agent.policy.ImageFacts;
 import io.dogama.agent.policy.PlanParser;
@@ -166,10 +167,44 @@ final class Approvals {
      */
     ApprovedPlan approve(Plan plan, Collection<String> own, String fieldPrefix)
             throws Abort, DockerException, RegistryException {
+        return approve(plan, own, fieldPrefix, false).plan();
+    }
+
+    /**
+     * A create's approval: as {@link #approve(Plan, Collection, String)} for a new instance, with the
+     * plan's networks looked up beside the port listing and the image look-up, for the create that
+     * follows right after.
+     *
+     * @param plan the parsed plan
+     * @return the approved plan and its networks
+     * @throws Abort             {@code plan_rejected} or {@code port_conflict}
+     * @throws DockerException   on an engine failure
+     * @throws RegistryException if the registry failed
+     */
+    Approved approveCreate(Plan plan) throws Abort, DockerException, RegistryException {
+        return approve(plan, List.of(), "", true);
+    }
+
+    /**
+     * An approved plan and the look-up of its networks.
+     *
+     * @param plan     the approved plan
+     * @param networks its networks, as looked up during the approval (or to be looked up at the create)
+     */
+    record Approved(ApprovedPlan plan, Networks networks) {
+    }
+
+    private Approved approve(Plan plan, Collection<String> own, String fieldPrefix, boolean networksEarly)
+            throws Abort, DockerException, RegistryException {
         // The image look-up needs neither the engine's ports nor the validation: it runs beside them. Only
         // the catalog's own reference is looked up, never one the request states, and its answer is used
         // only for the template the validation then picks. Nothing is pulled before a plan is valid.
         EarlyImage early = policy.template(plan).map(t -> new EarlyImage(docker, t)).orElse(null);
+        // So do a create's networks, when every one the plan names is a network the configuration
+        // approves (else the validation refuses the plan): a name the request states alone is never
+        // looked up.
+        Networks networks = networksEarly && approvedNetworks(plan.networks())
+                ? Networks.lookUp(docker, plan.networks()) : Networks.LATER;
         try {
             ValidatedPlan v = switch (policy.validate(plan, context(own))) {
                 case Outcome.Ok<ValidatedPlan> ok -> ok.value();
@@ -177,44 +212,97 @@ final class Approvals {
             };
             ImageFacts facts = image(v.template(), early);
             return switch (policy.approve(v, facts)) {
-                case Outcome.Ok<ApprovedPlan> ok -> ok.value();
+                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), networks);
                 case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
         } finally {
+            // Every engine call a request makes has ended before it is answered, used or not.
             if (early != null) {
-                // Every engine call a request makes has ended before it is answered, used or not.
                 early.settle();
+            }
+            networks.settle();
+        }
+    }
+
+    /** @return true if {@code names} are distinct networks the configuration approves */
+    private boolean approvedNetworks(List<String> names) {
+        List<String> approved = policy.config().networks();
+        return !names.isEmpty() && names.size() <= approved.size() && Set.copyOf(names).size() == names.size()
+                && approved.containsAll(names);
+    }
+
+    /**
+     * A create's networks: looked up ({@link DockerEngine#lookUpNetworks}) on a virtual thread of their own
+     * while the approval runs, or not yet ({@link #LATER}).
+     */
+    static final class Networks {
+        /** Not looked up: {@link #resolve} looks them up when asked. */
+        static final Networks LATER = new Networks(List.of(), null);
+
+        private final List<String> names;
+        /** Null for {@link #LATER}. */
+        private final EarlyCall<List<NetworkInfo>> lookUp;
+
+        private Networks(List<String> names, EarlyCall<List<NetworkInfo>> lookUp) {
+            this.names = names;
+            this.lookUp = lookUp;
+        }
+
+        /** Starts the look-up of {@code names}. */
+        static Networks lookUp(DockerEngine docker, List<String> names) {
+            List<String> n = List.copyOf(names);
+            return new Networks(n, EarlyCall.start("dogama-network-lookup", () -> docker.lookUpNetworks(n)));
+        }
+
+        /**
+         * @param docker the engine
+         * @param wanted the networks the create names
+         * @return {@code wanted} as {@link DockerEngine#lookUpNetworks} finds them: this look-up's answer if
+         *         it was of exactly those, else a look-up made now
+         * @throws DockerException as {@link DockerEngine#lookUpNetworks} throws it
+         */
+        List<NetworkInfo> resolve(DockerEngine docker, List<String> wanted) throws DockerException {
+            return lookUp != null && names.equals(wanted) ? lookUp.answer() : docker.lookUpNetworks(wanted);
+        }
+
+        void settle() {
+            if (lookUp != null) {
+                lookUp.settle();
             }
         }
     }
 
-    /** The look-up of a template's image by its reference, on its own virtual thread. */
-    private static final class EarlyImage {
-        private final Template template;
+    /** An engine call. */
+    @FunctionalInterface
+    private interface EngineCall<T> {
+        T call() throws DockerException;
+    }
+
+    /** One engine call, on a virtual thread of its own, started before its answer is needed. */
+    private static final class EarlyCall<T> {
         private final Thread thread;
-        // Written by the look-up's thread before it ends, read only after joining it.
-        private Optional<ImageInfo> info;
+        // Written by the call's thread before it ends, read only after joining it.
+        private T answer;
         private Throwable failure;
 
-        /** Starts the look-up of {@code t}'s image. */
-        EarlyImage(DockerEngine docker, Template t) {
-            this.template = t;
-            this.thread = Thread.ofVirtual().name("dogama-image-lookup").start(() -> {
+        private EarlyCall(String name, EngineCall<T> call) {
+            this.thread = Thread.ofVirtual().name(name).unstarted(() -> {
                 try {
-                    info = docker.inspectImage(t.image());
+                    answer = call.call();
                 } catch (DockerException | RuntimeException | Error x) {
                     failure = x;
                 }
             });
         }
 
-        /** @return true if this look-up is of {@code t}'s image */
-        boolean isFor(Template t) {
-            return template.equals(t);
+        static <T> EarlyCall<T> start(String name, EngineCall<T> call) {
+            EarlyCall<T> c = new EarlyCall<>(name, call);
+            c.thread.start();
+            return c;
         }
 
-        /** @return the engine's answer, as {@link DockerEngine#inspectImage} gives it, or its failure */
-        Optional<ImageInfo> answer() throws DockerException {
+        /** @return the engine's answer, or its failure */
+        T answer() throws DockerException {
             try {
                 thread.join();
             } catch (InterruptedException e) {
@@ -222,7 +310,7 @@ final class Approvals {
                 throw new DockerUnavailableException("interrupted while waiting for the engine", e);
             }
             return switch (failure) {
-                case null -> info;
+                case null -> answer;
                 case DockerException de -> throw de;
                 case RuntimeException re -> throw re;
                 case Error er -> throw er;
@@ -230,7 +318,7 @@ final class Approvals {
             };
         }
 
-        /** Waits for the look-up to end (it is bounded by the engine client's deadline); its answer is not used. */
+        /** Waits for the call to end (it is bounded by the engine client's deadline); its answer is not used. */
         void settle() {
             boolean interrupted = false;
             while (thread.isAlive()) {
@@ -243,6 +331,33 @@ final class Approvals {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /** The look-up of a template's image by its reference, on its own virtual thread. */
+    private static final class EarlyImage {
+        private final Template template;
+        private final EarlyCall<Optional<ImageInfo>> lookUp;
+
+        /** Starts the look-up of {@code t}'s image. */
+        EarlyImage(DockerEngine docker, Template t) {
+            this.template = t;
+            this.lookUp = EarlyCall.start("dogama-image-lookup", () -> docker.inspectImage(t.image()));
+        }
+
+        /** @return true if this look-up is of {@code t}'s image */
+        boolean isFor(Template t) {
+            return template.equals(t);
+        }
+
+        /** @return the engine's answer, as {@link DockerEngine#inspectImage} gives it, or its failure */
+        Optional<ImageInfo> answer() throws DockerException {
+            return lookUp.answer();
+        }
+
+        /** Waits for the look-up to end; its answer is not used. */
+        void settle() {
+            lookUp.settle();
         }
     }
 

@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.registry.Registry;
+import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
@@ -76,11 +77,12 @@ final class Creates {
         InstanceState creating = Transitions.request(Optional.empty(), Event.CREATE).persisted().orElseThrow();
 
         // Everything is checked before anything is written or created.
-        ApprovedPlan approved = approvals.approve(plan, List.of(), "");
+        Approvals.Approved approval = approvals.approveCreate(plan);
+        ApprovedPlan approved = approval.plan();
 
         Tracked t = Tracked.intent(registry, Records.record(approved, creating, 0, Optional.empty(),
                 Optional.empty(), Optional.empty()));
-        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approved), faults);
+        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approval), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.CREATE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && e.ifStopped() == Event.CREATE_SUCCEEDED) {
             return new Created(Identities.created(t.record()), false);
@@ -106,11 +108,11 @@ final class Creates {
      * the engine returned for this create, once it did.
      */
     private final class Steps implements StepMachine.Actions {
-        /** The approved plan; null for a recovery, which never creates. */
-        private final ApprovedPlan approved;
+        /** The approval; null for a recovery, which never creates. */
+        private final Approvals.Approved approved;
         private Optional<String> made = Optional.empty();
 
-        Steps(ApprovedPlan approved) {
+        Steps(Approvals.Approved approved) {
             this.approved = approved;
         }
 
@@ -130,7 +132,9 @@ final class Creates {
                 case CREATE_PERSIST_INTENT -> run.fire(r -> r, Event.CREATE);
                 case CREATE_CONTAINER -> {
                     try {
-                        made = Optional.of(docker.createContainer(approved.spec()));
+                        ContainerSpec spec = approved.plan().spec();
+                        made = Optional.of(docker.createContainer(spec, approved.networks().resolve(docker,
+                                spec.networks())));
                     } catch (DockerConflictException e) {
                         // The name is held by a container we did not make: never touched.
                         throw new Abort(ProblemCode.INSTANCE_EXISTS);

@@ -33,9 +33,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The approval's image look-up runs beside the port listing and the validation, against the real
- * engine: it is the catalog's reference that is looked up (never one the request states), it is
- * looked up once, and a request is answered only after it ended, used or not.
+ * The approval's image look-up, and a create's network look-up, run beside the port listing and the
+ * validation, against the real engine: it is the catalog's image reference that is looked up (never one
+ * the request states), and networks only when the configuration approves every one the plan names; each
+ * is looked up once, and a request is answered only after its look-ups ended, used or not.
  */
 class ApprovalsTest {
     /** Longest any step of these tests may wait for another. */
@@ -55,11 +56,13 @@ class ApprovalsTest {
     @AfterEach
     void tearDown() throws Exception {
         engine.release.countDown();
+        engine.networkRelease.countDown();
         h.close();
     }
 
     @Test
     void theImageIsLookedUpBesideThePortListingAndOnlyOnce() throws Exception {
+        engine.networkRelease.countDown();
         // The port listing waits until the image look-up has begun: one after the other, it never would.
         engine.portsAwaitImage = true;
         engine.release.countDown();
@@ -73,6 +76,7 @@ class ApprovalsTest {
 
     @Test
     void anImageTheRequestStatesIsNeverLookedUp() throws Exception {
+        engine.networkRelease.countDown();
         engine.release.countDown();
         String stated = "busybox:never-looked-up";
         Plan plan = parse(h.plan(h.newId(), h.source("b"), Harness.port(), "hi")
@@ -87,6 +91,7 @@ class ApprovalsTest {
 
     @Test
     void aRefusedPlanIsAnsweredOnlyAfterItsImageLookUpEnded() throws Exception {
+        engine.networkRelease.countDown();
         // A plan the validation refuses (its greeting is not allowed) while the image look-up is held.
         Plan plan = parse(h.plan(h.newId(), h.source("c"), Harness.port(), "hi").replace("\"GREETING\"",
                 "\"NOT_IN_THE_TEMPLATE\""));
@@ -114,6 +119,70 @@ class ApprovalsTest {
         approving.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
         assertFalse(approving.isAlive(), "the approval did not end once its look-up did");
         assertEquals(List.of("image looked up", "answered"), engine.events);
+    }
+
+    @Test
+    void aCreatesNetworksAreLookedUpBesideThePortListingAndOnlyOnce() throws Exception {
+        // The port listing waits until the network look-up has begun: one after the other, it never would.
+        engine.portsAwaitNetwork = true;
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        Plan plan = parse(h.plan(h.newId(), h.source("d"), Harness.port(), "hi"));
+
+        Approvals.Approved approved = approvals.approveCreate(plan);
+
+        assertEquals(List.of(h.network), engine.networkLookups, "the plan's network, looked up once");
+        List<NetworkInfo> found = approved.networks().resolve(engine, approved.plan().spec().networks());
+        assertEquals(List.of(h.network), engine.networkLookups, "the create looked its networks up again");
+        assertEquals(h.docker.inspectNetwork(h.network).orElseThrow(), found.getFirst());
+    }
+
+    @Test
+    void aNetworkTheConfigurationDoesNotApproveIsNeverLookedUp() throws Exception {
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        String stated = "dogama-never-looked-up";
+        Plan plan = parse(h.plan(h.newId(), h.source("e"), Harness.port(), "hi")
+                .replace("\"networks\":[\"" + h.network + "\"]", "\"networks\":[\"" + h.network + "\",\"" + stated + "\"]"));
+        assertEquals(List.of(h.network, stated), plan.networks());
+
+        Abort refused = expectAbort(() -> approvals.approveCreate(plan));
+
+        assertEquals(ProblemCode.PLAN_REJECTED, refused.code());
+        assertEquals(List.of(), engine.networkLookups, "looked up before the validation");
+    }
+
+    @Test
+    void aRefusedPlanIsAnsweredOnlyAfterItsNetworkLookUpEnded() throws Exception {
+        engine.release.countDown();
+        Plan plan = parse(h.plan(h.newId(), h.source("f"), Harness.port(), "hi").replace("\"GREETING\"",
+                "\"NOT_IN_THE_TEMPLATE\""));
+        Thread approving = Thread.ofVirtual().start(() -> {
+            try {
+                approvals.approveCreate(plan);
+                engine.events.add("answered");
+            } catch (Abort e) {
+                engine.events.add("answered");
+            } catch (Exception e) {
+                engine.events.add("failed: " + e);
+            }
+        });
+        assertTrue(engine.networkStarted.await(WAIT_SECONDS, TimeUnit.SECONDS), "the network look-up never began");
+        // Without waiting for the look-up, the refusal would be answered while it is still held.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (approving.isAlive() && !inSettle(approving)) {
+            if (System.nanoTime() > deadline) {
+                fail("the approval neither ended nor waited for its network look-up");
+            }
+            Thread.onSpinWait();
+        }
+        assertTrue(approving.isAlive(), "answered while its network look-up was still running: " + engine.events);
+        engine.networkRelease.countDown();
+        approving.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertFalse(approving.isAlive(), "the approval did not end once its look-up did");
+        // The image's look-up was never held: it may have ended before the network's or after.
+        assertEquals(Set.of("image looked up", "network looked up"), Set.copyOf(engine.events.subList(0, 2)));
+        assertEquals(List.of("answered"), engine.events.subList(2, engine.events.size()));
     }
 
     private static boolean inSettle(Thread t) {
@@ -148,7 +217,11 @@ class ApprovalsTest {
         final List<String> events = new CopyOnWriteArrayList<>();
         final CountDownLatch imageStarted = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
+        final List<String> networkLookups = new CopyOnWriteArrayList<>();
+        final CountDownLatch networkStarted = new CountDownLatch(1);
+        final CountDownLatch networkRelease = new CountDownLatch(1);
         volatile boolean portsAwaitImage;
+        volatile boolean portsAwaitNetwork;
 
         Watched(DockerEngine real) {
             this.real = real;
@@ -177,6 +250,9 @@ class ApprovalsTest {
                 if (portsAwaitImage && !imageStarted.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
                     throw new AssertionError("the port listing ran and the image look-up had not begun");
                 }
+                if (portsAwaitNetwork && !networkStarted.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the port listing ran and the network look-up had not begun");
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted", e);
@@ -200,8 +276,8 @@ class ApprovalsTest {
         }
 
         @Override
-        public String createContainer(ContainerSpec spec) throws DockerException {
-            return real.createContainer(spec);
+        public String createContainer(ContainerSpec spec, List<NetworkInfo> networks) throws DockerException {
+            return real.createContainer(spec, networks);
         }
 
         @Override
@@ -246,7 +322,19 @@ class ApprovalsTest {
 
         @Override
         public Optional<NetworkInfo> inspectNetwork(String name) throws DockerException {
-            return real.inspectNetwork(name);
+            networkLookups.add(name);
+            networkStarted.countDown();
+            try {
+                if (!networkRelease.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the network look-up was never released");
+                }
+                return real.inspectNetwork(name);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted", e);
+            } finally {
+                events.add("network looked up");
+            }
         }
 
         @Override

@@ -47,6 +47,19 @@ class OperationsTest {
     }
 
     @Test
+    void aCreateWhoseNetworkIsGoneMakesNoContainerAndLeavesNoRecord() throws Exception {
+        // The network is approved by the configuration, so it is looked up beside the approval's other
+        // look-ups; its absence must still end the create at the create step, undone.
+        String id = h.newId();
+        h.cli("network", "rm", h.network);
+
+        failedWith(ProblemCode.INTERNAL_ERROR, h.ops.create(bytes(h.plan(id, h.source("gone"), Harness.port(), "hi"))));
+
+        failedWith(ProblemCode.UNKNOWN_INSTANCE, h.ops.inspect(id));
+        assertEquals(List.of(), h.containersOf(id), "a container was made in a missing network");
+    }
+
+    @Test
     void wholeLifecycle() throws Exception {
         String id = h.newId();
         Path src = h.source("data");
