@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Create/delete pairs through the agent only, for scripts/cyclebench (CYCLEBENCH=scripts/pairbench).
+
+Same signed request as ../shared/cyclebench/cycle.py (a new connection per request), but no start or
+stop: PAIRS_WARM uncounted pairs (default 400), then PAIRS counted ones (default 300). Prints the
+client's create and delete medians and, for the counted pairs only, read from the agent itself:
+  - its CPU per pair by thread (/proc/<pid>/task), so the JIT's share is seen apart from the requests';
+  - the mean of each engine call (dogama_docker_call_duration_seconds) and of each operation
+    (dogama_lifecycle_operation_duration_seconds: the dispatch, without the front door and the audit
+    lines);
+  - a create's and a delete's own part: the operation's mean minus the means of its engine calls that
+    run one after the other with it (the engine's create; a delete's inspect and remove). Both are
+    paired within one run, so the engine's drift between runs cancels out of them.
+Usage (through scripts/cyclebench, which gives the first five arguments): cycle.py PORT SECRET SOCKET ROOT NETWORK [N]"""
+import base64, collections, datetime, hashlib, hmac, http.client, json, os, re, secrets, statistics, subprocess, sys, time
+port, secret_file, sock, root, net = sys.argv[1:6]
+W = int(os.environ.get("PAIRS_WARM", "400"))
+N = int(os.environ.get("PAIRS", "300"))
+key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
+b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+def agent(method, path, body=None):
+    raw = b"" if body is None else json.dumps(body).encode()
+    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    nonce = b64u(secrets.token_bytes(18))
+    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
+    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
+         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
+    if raw or method in ("POST", "PUT"):
+        h["Content-Type"] = "application/json"
+    c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
+    c.request(method, path, raw, h)
+    r = c.getresponse(); d = r.read(); c.close()
+    return r.status, d
+
+def plan(iid, hp):
+    return {"instanceId": iid, "templateId": "demo-http", "templateVersion": "1.0.0", "image": "dogama/demo-http:1",
+            "capAdd": [], "env": {"GREETING": "hi"},
+            "mounts": [{"source": root, "target": "/data", "readOnly": False}],
+            "ports": [{"name": "http", "containerPort": 8080, "protocol": "tcp", "hostIp": "127.0.0.1", "hostPort": hp}],
+            "resources": {"memoryBytes": 67108864, "nanoCpus": 500000000, "pidsLimit": 64},
+            "user": "1000:1000", "labels": {}, "networks": [net]}
+
+def metrics():
+    s, d = agent("GET", "/v1/metrics")
+    assert s == 200, s
+    out = {}
+    for line in d.decode().splitlines():
+        m = re.match(r'dogama_(?:docker_call|lifecycle_operation)_duration_seconds_(sum|count)\{(.*)\} (\S+)$', line)
+        if m:
+            lab = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+            k = lab.get("operation", "?") + ("/" + lab["outcome"] if "outcome" in lab else "")
+            out.setdefault(k, [0.0, 0.0])[0 if m.group(1) == "sum" else 1] += float(m.group(3))
+    return out
+
+# The agent scripts/cyclebench started: the java process whose command line names this run's config.
+work = os.path.dirname(os.path.dirname(os.path.dirname(root.rstrip("/"))))
+pid = subprocess.check_output(["pgrep", "-f", "java.*" + work + "/config.json"]).split()[0].decode()
+TCK = os.sysconf("SC_CLK_TCK")
+
+def threads():
+    out = collections.Counter()
+    for t in os.listdir("/proc/%s/task" % pid):
+        try:
+            st = open("/proc/%s/task/%s/stat" % (pid, t)).read()
+        except FileNotFoundError:
+            continue
+        name = re.sub(r"[0-9]+", "#", st[st.index("(") + 1:st.rindex(")")])
+        f = st[st.rindex(")") + 2:].split()
+        out[name] += (int(f[11]) + int(f[12])) / TCK
+    return out
+
+def run(n, tag):
+    cr, de = [], []
+    for i in range(n):
+        iid = "pair-%s-%04d" % (tag, i)
+        t = time.perf_counter(); s, d = agent("POST", "/v1/instances", plan(iid, 24000 + i % 500)); cr.append(time.perf_counter() - t)
+        assert s == 201, (s, d)
+        t = time.perf_counter(); s, d = agent("DELETE", "/v1/instances/%s" % iid); de.append(time.perf_counter() - t)
+        assert s == 204, d
+    return cr, de
+
+run(W, "w")
+m0, c0 = metrics(), threads()
+cr, de = run(N, "m")
+m1, c1 = metrics(), threads()
+
+print("%d pairs after %d uncounted: create median %.2f ms p90 %.2f; delete median %.2f ms"
+      % (N, W, statistics.median(cr) * 1e3, sorted(cr)[int(N * .9)] * 1e3, statistics.median(de) * 1e3))
+print("agent CPU per pair %.2f ms" % ((sum(c1.values()) - sum(c0.values())) / N * 1e3))
+for k in sorted(c1, key=lambda k: -(c1[k] - c0.get(k, 0))):
+    d = c1[k] - c0.get(k, 0)
+    if d > 0:
+        print("  thread %-28s %.2f ms/pair" % (k, d / N * 1e3))
+
+def mean(k):
+    return (m1[k][0] - m0.get(k, [0, 0])[0]) / (m1[k][1] - m0.get(k, [0, 0])[1]) * 1e3
+
+for k in sorted(m1):
+    c = m1[k][1] - m0.get(k, [0, 0])[1]
+    if c:
+        print("  %-34s %5d  mean %.3f ms" % (k, c, mean(k)))
+print("own part of a create: %.3f ms" % (mean("create/ok") - mean("POST /containers/create")))
+print("own part of a delete: %.3f ms" % (mean("delete/ok") - mean("DELETE /containers/{container}")
+                                         - mean("GET /containers/{container}/json")))
