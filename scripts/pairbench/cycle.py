@@ -8,6 +8,7 @@ client's create and delete medians and, for the counted pairs only, read from th
   - the mean of each engine call (dogama_docker_call_duration_seconds) and of each operation
     (dogama_lifecycle_operation_duration_seconds: the dispatch, without the front door and the audit
     lines);
+  - with PAIRS_START=1 each pair also starts and stops its instance, and the same is printed for those;
   - a create's and a delete's own part: the operation's mean minus the means of its engine calls that
     run one after the other with it (the engine's create; a delete's inspect and remove). Both are
     paired within one run, so the engine's drift between runs cancels out of them.
@@ -15,6 +16,8 @@ Usage (through scripts/cyclebench, which gives the first five arguments): cycle.
 import base64, collections, datetime, hashlib, hmac, http.client, json, os, re, secrets, statistics, subprocess, sys, time
 port, secret_file, sock, root, net = sys.argv[1:6]
 W = int(os.environ.get("PAIRS_WARM", "400"))
+# PAIRS_START=1: each pair also starts and stops its instance (stop timeout 1 s, as cycle.py), between the two.
+WITH_START = os.environ.get("PAIRS_START", "0") == "1"
 N = int(os.environ.get("PAIRS", "300"))
 key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
 b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
@@ -76,6 +79,9 @@ def run(n, tag):
         iid = "pair-%s-%04d" % (tag, i)
         t = time.perf_counter(); s, d = agent("POST", "/v1/instances", plan(iid, 24000 + i % 500)); cr.append(time.perf_counter() - t)
         assert s == 201, (s, d)
+        if WITH_START:
+            s, d = agent("POST", "/v1/instances/%s/start" % iid); assert s == 200, d
+            s, d = agent("POST", "/v1/instances/%s/stop" % iid, {"timeoutSeconds": 1}); assert s == 200, d
         t = time.perf_counter(); s, d = agent("DELETE", "/v1/instances/%s" % iid); de.append(time.perf_counter() - t)
         assert s == 204, d
     return cr, de
@@ -101,5 +107,9 @@ for k in sorted(m1):
     if c:
         print("  %-34s %5d  mean %.3f ms" % (k, c, mean(k)))
 print("own part of a create: %.3f ms" % (mean("create/ok") - mean("POST /containers/create")))
+if WITH_START:
+    for op in ("start", "stop"):
+        print("own part of a %s: %.3f ms" % (op, mean(op + "/ok") - mean("POST /containers/{container}/" + op)
+                                              - 2 * mean("GET /containers/{container}/json")))
 print("own part of a delete: %.3f ms" % (mean("delete/ok") - mean("DELETE /containers/{container}")
                                          - mean("GET /containers/{container}/json")))

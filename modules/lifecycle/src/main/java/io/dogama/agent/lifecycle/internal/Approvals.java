@@ -210,9 +210,11 @@ final class Approvals {
                 case Outcome.Ok<ValidatedPlan> ok -> ok.value();
                 case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
-            ImageFacts facts = image(v.template(), early);
-            return switch (policy.approve(v, facts)) {
-                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), networks);
+            ImageResolution image = image(v.template(), early);
+            // A pull may have taken minutes: the networks are then looked up again, right before the create.
+            Networks found = image.pulled() ? Networks.LATER : networks;
+            return switch (policy.approve(v, image.facts())) {
+                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), found);
                 case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
         } finally {
@@ -370,11 +372,19 @@ final class Approvals {
     }
 
     /**
+     * @param facts  the image's facts
+     * @param pulled whether the image was pulled for them
+     */
+    private record ImageResolution(ImageFacts facts, boolean pulled) {
+    }
+
+    /**
      * The image the template names: local by reference, else local by its pinned ID, else pulled
      * by its pinned manifest digest (content-addressed, so nothing else can arrive).
      */
-    private ImageFacts image(Template t, EarlyImage early) throws Abort, DockerException {
+    private ImageResolution image(Template t, EarlyImage early) throws Abort, DockerException {
         Optional<ImageInfo> info = early != null && early.isFor(t) ? early.answer() : docker.inspectImage(t.image());
+        boolean pulled = false;
         if (info.isEmpty() && t.imageId().isPresent()) {
             info = docker.inspectImage(t.imageId().get());
         }
@@ -386,11 +396,12 @@ final class Approvals {
                 throw Abort.rejected("image", RULE_IMAGE_UNAVAILABLE);
             }
             info = docker.inspectImage(ref);
+            pulled = true;
         }
         if (info.isEmpty()) {
             throw Abort.rejected("image", RULE_IMAGE_UNAVAILABLE);
         }
-        return new ImageFacts(info.get().id(), info.get().repoDigests(), info.get().user());
+        return new ImageResolution(new ImageFacts(info.get().id(), info.get().repoDigests(), info.get().user()), pulled);
     }
 
     /** @return the reference without its tag and digest */

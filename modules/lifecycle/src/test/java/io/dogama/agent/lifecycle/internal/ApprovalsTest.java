@@ -20,7 +20,13 @@ import io.dogama.agent.docker.EngineVersion;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
 import io.dogama.agent.policy.ApprovedPlan;
+import io.dogama.agent.policy.Catalog;
 import io.dogama.agent.policy.PlanParser;
+import io.dogama.agent.policy.PlanPolicy;
+import io.dogama.agent.policy.Template;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -185,6 +191,39 @@ class ApprovalsTest {
         assertEquals(List.of("answered"), engine.events.subList(2, engine.events.size()));
     }
 
+    @Test
+    void aPullLooksTheNetworksUpAgainRightBeforeTheCreate() throws Exception {
+        // A template pinned by manifest digest whose image is not local: the approval pulls it, which may
+        // take minutes, so the network look-up made beside the approval is not the one the create uses.
+        String digest = "sha256:" + "ab".repeat(32);
+        String localId = h.docker.inspectImage(Harness.DEMO_IMAGE).orElseThrow().id();
+        String json;
+        try (var in = Catalog.class.getResourceAsStream(
+                Catalog.RESOURCE_DIR + Harness.TEMPLATE + "/" + Harness.VERSION + ".json")) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Template embedded = Catalog.embedded().find(Harness.TEMPLATE, Harness.VERSION).orElseThrow();
+        json = json.replace(embedded.imageId().orElseThrow(), localId)
+                .replaceFirst("\"imageId\":", "\"manifestDigest\": \"" + digest + "\", \"imageId\":");
+        Path dir = Files.createDirectories(h.base.resolve("pinned/" + Harness.TEMPLATE));
+        Files.writeString(dir.resolve(Harness.VERSION + ".json"), json);
+        Files.writeString(h.base.resolve("pinned/" + Catalog.LOCK_FILE), Harness.sha256(json.getBytes(StandardCharsets.UTF_8))
+                + "  " + Harness.TEMPLATE + "/" + Harness.VERSION + ".json\n");
+        PlanPolicy pinned = PlanPolicy.create(h.policy.config(), Catalog.load(h.base.resolve("pinned")));
+        Plan plan = parse(h.plan(h.newId(), h.source("g"), Harness.port(), "hi"));
+        assertEquals(Optional.of(digest), pinned.template(plan).orElseThrow().manifestDigest());
+        engine.pullAs = Approvals.repository(Harness.DEMO_IMAGE) + "@" + digest;
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+
+        Approvals.Approved approved = new Approvals(engine, h.registry, pinned).approveCreate(plan);
+        assertTrue(engine.events.contains("pulled " + engine.pullAs), "no pull: " + engine.events);
+        assertEquals(List.of(h.network), engine.networkLookups);
+        approved.networks().resolve(engine, approved.plan().spec().networks());
+
+        assertEquals(List.of(h.network, h.network), engine.networkLookups, "the create used the look-up made before the pull");
+    }
+
     private static boolean inSettle(Thread t) {
         return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("settle"));
     }
@@ -222,6 +261,8 @@ class ApprovalsTest {
         final CountDownLatch networkRelease = new CountDownLatch(1);
         volatile boolean portsAwaitImage;
         volatile boolean portsAwaitNetwork;
+        /** When set, the demo image is not local and a pull of this reference is what brings it. */
+        volatile String pullAs;
 
         Watched(DockerEngine real) {
             this.real = real;
@@ -234,6 +275,15 @@ class ApprovalsTest {
             try {
                 if (!release.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
                     throw new AssertionError("the image look-up was never released");
+                }
+                if (pullAs != null) {
+                    // The demo image, as if only a pull by pullAs brought it: absent until then, and
+                    // then known by that repo digest.
+                    if (!ref.equals(pullAs) || !events.contains("pulled " + pullAs)) {
+                        return Optional.empty();
+                    }
+                    ImageInfo demo = real.inspectImage(Harness.DEMO_IMAGE).orElseThrow();
+                    return Optional.of(new ImageInfo(demo.id(), List.of(pullAs), demo.user()));
                 }
                 return real.inspectImage(ref);
             } catch (InterruptedException e) {
@@ -272,7 +322,10 @@ class ApprovalsTest {
 
         @Override
         public void pullImage(String ref) throws DockerException {
-            real.pullImage(ref);
+            if (pullAs == null) {
+                real.pullImage(ref);
+            }
+            events.add("pulled " + ref);
         }
 
         @Override

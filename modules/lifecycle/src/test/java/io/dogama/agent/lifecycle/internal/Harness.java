@@ -143,7 +143,7 @@ final class Harness implements AutoCloseable {
         return Catalog.load(dir.resolve("catalog"));
     }
 
-    private static String sha256(byte[] b) {
+    static String sha256(byte[] b) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
         } catch (NoSuchAlgorithmException e) {
