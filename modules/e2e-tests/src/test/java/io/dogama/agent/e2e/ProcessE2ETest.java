@@ -1,6 +1,7 @@
 package io.dogama.agent.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
@@ -129,6 +130,43 @@ class ProcessE2ETest {
         e2e.stopAgent();
         modes(data).forEach((name, mode) -> assertTrue(mode.equals("rw-------") || mode.equals("d rwx------"),
                 name + " " + mode + " after the stop"));
+    }
+
+    /**
+     * The agent takes no configuration from the folder it is started in. chronicle-core reads a
+     * {@code system.properties} from the working directory, else from its parent, and adds what it
+     * holds to the JVM's system properties (where a library's native-library override, for one, would
+     * then be taken); both files are planted here, and neither may reach the agent's JVM.
+     */
+    @Test
+    void noFileInTheWorkingDirectoryOrItsParentSetsASystemProperty() throws Exception {
+        Path parent = Files.createDirectories(e2e.base().resolve("planted"));
+        Path cwd = Files.createDirectories(parent.resolve("cwd"));
+        Files.writeString(parent.resolve("system.properties"), "dogama.e2e.planted=parent\n");
+        Files.writeString(cwd.resolve("system.properties"), "dogama.e2e.planted=cwd\n");
+        Path wrapper = e2e.base().resolve("planted-launcher");
+        Files.writeString(wrapper, "#!/bin/sh\ncd " + cwd + " || exit 1\nexec " + RepoLayout.agentLauncher() + " \"$@\"\n");
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
+
+        e2e.stopAgent();
+        e2e.launchWith(wrapper); // the working directory's file
+        assertNotPlanted(e2e.process());
+        e2e.stopAgent();
+        Files.delete(cwd.resolve("system.properties"));
+        e2e.launchWith(wrapper); // its parent's, which Chronicle reads when the working directory has none
+        assertNotPlanted(e2e.process());
+        e2e.stopAgent();
+    }
+
+    private static void assertNotPlanted(Process agent) throws Exception {
+        Path cwd = Path.of("/proc", String.valueOf(agent.pid()), "cwd").toRealPath();
+        assertTrue(cwd.endsWith(Path.of("planted", "cwd")), "the agent runs in the planted folder: " + cwd);
+        Result props = run(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(agent.pid()), "VM.system_properties"), Map.of());
+        assertEquals(0, props.status(), props.output());
+        // The registry is open (the agent answered a signed health check), so Chronicle has initialized.
+        assertTrue(props.output().contains("java.home="), props.output());
+        assertFalse(props.output().contains("dogama.e2e.planted"), props.output());
     }
 
     /**
