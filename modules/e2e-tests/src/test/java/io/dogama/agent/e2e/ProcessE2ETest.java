@@ -133,6 +133,28 @@ class ProcessE2ETest {
     }
 
     /**
+     * A configured audit folder outside the data directory is the agent's own as the data directory is:
+     * writable by others, someone could remove its lines.
+     */
+    @Test
+    void anAuditDirectoryOutsideTheDataDirectoryWritableByOthersIsRefused() throws Exception {
+        Path audit = Files.createDirectory(e2e.base().resolve("audit-elsewhere"));
+        Files.setPosixFilePermissions(audit, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        c.put("audit", Map.of("dir", audit.toString()));
+        Path config = e2e.base().resolve("config-audit-elsewhere.json");
+        Files.writeString(config, Json.write(c));
+        e2e.stopAgent();
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: audit directory " + audit
+                + " is writable by group or others"), refused.output());
+        try (Stream<Path> files = Files.list(audit)) {
+            assertEquals(List.of(), files.toList(), "no audit line was written there");
+        }
+    }
+
+    /**
      * The agent takes no configuration from the folder it is started in. chronicle-core reads a
      * {@code system.properties} from the working directory, else from its parent, and adds what it
      * holds to the JVM's system properties (where a library's native-library override, for one, would

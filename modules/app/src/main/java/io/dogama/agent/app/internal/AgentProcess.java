@@ -55,6 +55,10 @@ final class AgentProcess implements AutoCloseable {
         Timings timings = new Timings(startNanos);
         // Before anything opens a file there (the registry's thread below, the nonce journal).
         DataDirectory.prepare(config.dataDir());
+        if (!config.audit().dir().startsWith(config.dataDir())) {
+            // Inside the data directory the audit folder is as private as it is; elsewhere it is checked alike.
+            DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
+        }
         // The registry open is the slowest part of a start (Chronicle initializes itself) and needs
         // nothing but the config, so it runs on a thread of its own while the rest starts. The thread
         // ends inside this constructor, whatever happens: nothing outlives a failed start.

@@ -1,5 +1,6 @@
 package io.dogama.agent.app.internal;
 
+import io.dogama.agent.policy.AgentUid;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -25,6 +26,8 @@ import java.util.stream.Stream;
  *       moment in which it is open to others, whatever the process umask); only its last component,
  *       the parent must exist;</li>
  *   <li>a symbolic link or not a directory: refused;</li>
+ *   <li>owned by anyone but the agent's own UID: refused (an agent run as root would otherwise trust a
+ *       registry key and records their owner can replace, whatever the mode says);</li>
  *   <li>writable by group or others: refused (the operator fixes it, the agent never loosens or
  *       tightens an operator's directory by itself);</li>
  *   <li>readable or searchable by group or others, or holding top-level entries that are: started,
@@ -34,6 +37,10 @@ import java.util.stream.Stream;
 final class DataDirectory {
     private static final System.Logger LOG = System.getLogger(DataDirectory.class.getName());
 
+    /** The data directory's name in messages. */
+    static final String DATA = "data directory";
+    /** A configured audit folder's name in messages. */
+    static final String AUDIT = "audit directory";
     /** The mode the agent creates the directory with. */
     static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwx------");
     /** Bits that make the directory a place others can change: refused. */
@@ -50,54 +57,80 @@ final class DataDirectory {
     }
 
     /**
-     * Creates the data directory if it is missing and checks its mode.
+     * Creates the data directory if it is missing and checks its owner and mode.
      *
      * @param dir the configured data directory
-     * @throws StartupException if it cannot be created, is not a real directory, or is writable by group
-     *                          or others
+     * @throws StartupException if it cannot be created, is not a real directory, is owned by another UID,
+     *                          or is writable by group or others
      */
     static void prepare(Path dir) throws StartupException {
+        prepare(DATA, dir);
+    }
+
+    /**
+     * The same for another folder of the agent's own: a configured audit folder outside the data directory
+     * (its lines' key is in the data directory, but whoever may write in the folder may remove lines).
+     *
+     * @param what the folder's name in messages, e.g. {@value #DATA}
+     * @param dir  the folder
+     * @throws StartupException as {@link #prepare(Path)}
+     */
+    static void prepare(String what, Path dir) throws StartupException {
         PosixFileAttributes attrs;
         try {
             attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException missing) {
-            attrs = create(dir);
+            attrs = create(what, dir);
         } catch (IOException | UnsupportedOperationException e) {
-            throw new StartupException("data directory " + dir + " cannot be read", e);
+            throw new StartupException(what + " " + dir + " cannot be read", e);
         }
         if (attrs.isSymbolicLink()) {
-            throw new StartupException("data directory " + dir + " is a symbolic link; configure the real path", null);
+            throw new StartupException(what + " " + dir + " is a symbolic link; configure the real path", null);
         }
         if (!attrs.isDirectory()) {
-            throw new StartupException("data directory " + dir + " is not a directory", null);
+            throw new StartupException(what + " " + dir + " is not a directory", null);
+        }
+        int owner = owner(what, dir);
+        int agent = AgentUid.current();
+        if (owner != agent) {
+            throw new StartupException(what + " " + dir + " is owned by UID " + owner + ", not by the agent's UID "
+                    + agent + " (chown " + agent + " " + dir + ")", null);
         }
         if (attrs.permissions().stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
-            throw new StartupException("data directory " + dir + " is writable by group or others (mode "
+            throw new StartupException(what + " " + dir + " is writable by group or others (mode "
                     + PosixFilePermissions.toString(attrs.permissions()) + "); the agent creates it 0700 (chmod 0700 " + dir + ")",
                     null);
         }
-        warnAboutOpenEntries(dir, attrs);
+        warnAboutOpenEntries(what, dir, attrs);
     }
 
-    private static PosixFileAttributes create(Path dir) throws StartupException {
+    private static int owner(String what, Path dir) throws StartupException {
+        try {
+            return (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            throw new StartupException(what + " " + dir + " cannot be read", e);
+        }
+    }
+
+    private static PosixFileAttributes create(String what, Path dir) throws StartupException {
         try {
             Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_MODE));
-            LOG.log(System.Logger.Level.INFO, "app: created the data directory " + dir + " (mode 0700)");
+            LOG.log(System.Logger.Level.INFO, "app: created the " + what + " " + dir + " (mode 0700)");
         } catch (FileAlreadyExistsException raced) {
             // made by someone else meanwhile: checked like any existing directory
         } catch (NoSuchFileException e) {
-            throw new StartupException("data directory " + dir + " is missing and so is its parent", e);
+            throw new StartupException(what + " " + dir + " is missing and so is its parent", e);
         } catch (IOException | UnsupportedOperationException e) {
-            throw new StartupException("data directory " + dir + " is missing and cannot be created", e);
+            throw new StartupException(what + " " + dir + " is missing and cannot be created", e);
         }
         try {
             return Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (IOException e) {
-            throw new StartupException("data directory " + dir + " cannot be read", e);
+            throw new StartupException(what + " " + dir + " cannot be read", e);
         }
     }
 
-    private static void warnAboutOpenEntries(Path dir, PosixFileAttributes dirAttrs) throws StartupException {
+    private static void warnAboutOpenEntries(String what, Path dir, PosixFileAttributes dirAttrs) throws StartupException {
         List<String> open = new ArrayList<>();
         if (dirAttrs.permissions().stream().anyMatch(OPEN_TO_OTHERS::contains)) {
             open.add(". (" + PosixFilePermissions.toString(dirAttrs.permissions()) + ")");
@@ -111,10 +144,10 @@ final class DataDirectory {
                 }
             }
         } catch (IOException e) {
-            throw new StartupException("data directory " + dir + " cannot be listed", e);
+            throw new StartupException(what + " " + dir + " cannot be listed", e);
         }
         if (!open.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "app: data directory " + dir + ": open to group or others: "
+            LOG.log(System.Logger.Level.WARNING, "app: " + what + " " + dir + ": open to group or others: "
                     + String.join(", ", open.subList(0, Math.min(open.size(), MAX_NAMED_ENTRIES)))
                     + (open.size() > MAX_NAMED_ENTRIES ? " and " + (open.size() - MAX_NAMED_ENTRIES) + " more" : "")
                     + "; the agent creates its files 0600 and the directory 0700 (chmod -R go= " + dir + ")");

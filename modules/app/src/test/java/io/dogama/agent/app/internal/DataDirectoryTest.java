@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.dogama.agent.policy.AgentUid;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -15,8 +17,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SPEC section 9 (1.1): the data directory is created 0700, and one writable by group or others is refused. */
+/**
+ * SPEC section 9 (1.1): the data directory is created 0700, and one writable by group or others is refused;
+ * one owned by another UID is refused too.
+ */
 class DataDirectoryTest {
+    /** A UID that is not the test's (nor, in practice, anyone's on the build machine). */
+    private static final int OTHER_UID = 4242;
+
     @TempDir
     Path base;
 
@@ -54,6 +62,26 @@ class DataDirectoryTest {
         Path dir = Files.createDirectory(base.resolve("data"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(mode));
         Files.createFile(dir.resolve("registry.dat"));
+        assertDoesNotThrow(() -> DataDirectory.prepare(dir));
+    }
+
+    /**
+     * An agent run as root would otherwise trust a registry key and records that the directory's owner
+     * can replace at will (the mode is theirs to change). Needs root to give the folder away, as CI runs.
+     */
+    @Test
+    void aDirectoryOwnedBySomeoneElseIsRefused() throws IOException {
+        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        Path dir = Files.createDirectory(base.resolve("data"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(dir, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        StartupException e = assertThrows(StartupException.class, () -> DataDirectory.prepare(dir));
+        assertEquals("app: refusing to start: data directory " + dir + " is owned by UID " + OTHER_UID
+                + ", not by the agent's UID 0 (chown 0 " + dir + ")", e.getMessage());
+        assertEquals(OTHER_UID, Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS),
+                "the agent never changes the operator's directory");
+        // Given back, the same folder is accepted.
+        Files.setAttribute(dir, "unix:uid", AgentUid.ROOT, LinkOption.NOFOLLOW_LINKS);
         assertDoesNotThrow(() -> DataDirectory.prepare(dir));
     }
 

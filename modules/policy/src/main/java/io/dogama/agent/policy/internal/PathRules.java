@@ -2,6 +2,7 @@ package io.dogama.agent.policy.internal;
 
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.policy.AdminConfig;
+import io.dogama.agent.policy.AgentUid;
 import io.dogama.agent.policy.Rules;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,11 +33,9 @@ public final class PathRules {
     /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
     static final int MAX_LINK_HOPS = 40;
     /** UID of root, always a trusted owner of a bind source's ancestors. */
-    public static final int ROOT_UID = 0;
+    public static final int ROOT_UID = AgentUid.ROOT;
     /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
     static final int GROUP_OR_OTHER_WRITE = 0022;
-    /** Owned by the process's effective UID (procfs), the way to learn it without a platform-specific API. */
-    private static final Path PROC_SELF = Path.of("/proc/self");
 
     private final AdminConfig config;
     private final int agentUid;
@@ -53,7 +52,7 @@ public final class PathRules {
      * @param config the administrator's configuration
      */
     public PathRules(AdminConfig config) {
-        this(config, processUid());
+        this(config, AgentUid.current());
     }
 
     /**
@@ -70,14 +69,6 @@ public final class PathRules {
         List<Path> roots = new ArrayList<>(config.allowedRoots().values());
         config.configuredRoots().values().stream().filter(r -> !roots.contains(r)).forEach(roots::add);
         this.lexicalRoots = List.copyOf(roots);
-    }
-
-    private static int processUid() {
-        try {
-            return (Integer) Files.getAttribute(PROC_SELF, "unix:uid");
-        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-            return ROOT_UID;
-        }
     }
 
     /**
