@@ -32,8 +32,6 @@ public final class PathRules {
     public static final int MAX_CHECK_PATHS = 16;
     /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
     static final int MAX_LINK_HOPS = 40;
-    /** UID of root, always a trusted owner of a bind source's ancestors. */
-    public static final int ROOT_UID = AgentUid.ROOT;
     /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
     static final int GROUP_OR_OTHER_WRITE = 0022;
 
@@ -45,9 +43,8 @@ public final class PathRules {
     private final List<Path> lexicalRoots;
 
     /**
-     * Path rules for this process: the agent's own UID is the owner of {@code /proc/self}; if that
-     * cannot be read, only root is trusted as an owner of a source's ancestors (stricter, never
-     * laxer; a non-dumpable process's {@code /proc/self} is root's, which errs the same way).
+     * Path rules for this process: root and {@link AgentUid#current()} are the trusted owners of a
+     * source's ancestors (only root when the agent's UID cannot be learned: stricter, never laxer).
      *
      * @param config the administrator's configuration
      */
@@ -283,7 +280,7 @@ public final class PathRules {
             Map<String, Object> a = Files.readAttributes(dir, "unix:uid,mode,isDirectory", LinkOption.NOFOLLOW_LINKS);
             int uid = (Integer) a.get("uid");
             int mode = (Integer) a.get("mode");
-            return Boolean.TRUE.equals(a.get("isDirectory")) && (uid == ROOT_UID || uid == agentUid)
+            return Boolean.TRUE.equals(a.get("isDirectory")) && (uid == AgentUid.ROOT || uid == agentUid)
                     && (mode & GROUP_OR_OTHER_WRITE) == 0;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return false;
