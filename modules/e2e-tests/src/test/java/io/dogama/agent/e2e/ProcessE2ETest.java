@@ -180,6 +180,55 @@ class ProcessE2ETest {
         e2e.stopAgent();
     }
 
+    /**
+     * junixsocket's JNI library is the runtime's own file, loaded from there: junixsocket would otherwise
+     * copy it out of its jar into {@code java.io.tmpdir} (else the home or the working directory) at every
+     * start and load the copy, native code from a file written a moment before where others may write.
+     */
+    @Test
+    void theJniLibraryIsLoadedFromTheRuntimeAndNoCopyIsWritten() throws Exception {
+        Path tmp = Files.createDirectories(e2e.base().resolve("jni-tmp"));
+        Path wrapper = e2e.base().resolve("jni-tmp-launcher");
+        Files.writeString(wrapper, "#!/bin/sh\nJDK_JAVA_OPTIONS=-Djava.io.tmpdir=" + tmp + "\nexport JDK_JAVA_OPTIONS\nexec "
+                + RepoLayout.agentLauncher() + " \"$@\"\n");
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwx------"));
+        e2e.stopAgent();
+        e2e.launchWith(wrapper); // answered a signed health check: the engine socket was used
+        Path own = RepoLayout.agentLauncher().getParent().getParent().toRealPath().resolve("lib/libjunixsocket-native.so");
+        List<String> mapped;
+        try (Stream<String> maps = Files.lines(Path.of("/proc", String.valueOf(e2e.process().pid()), "maps"))) {
+            mapped = maps.filter(l -> l.contains("junixsocket")).map(l -> l.substring(l.indexOf('/'))).distinct().toList();
+        }
+        assertEquals(List.of(own.toString()), mapped, "the JNI library the agent mapped");
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertEquals(List.of(), files.toList(), "nothing written to java.io.tmpdir");
+        }
+        e2e.stopAgent();
+    }
+
+    /** Without its own file the runtime has no other copy to fall back on: the agent refuses to start. */
+    @Test
+    void aRuntimeWithoutItsJniLibraryRefusesToStartAndExtractsNothing() throws Exception {
+        Path runtime = RepoLayout.agentLauncher().getParent().getParent();
+        Path copy = e2e.base().resolve("runtime-without-jni");
+        Result cp = run(List.of("cp", "-a", runtime.toString(), copy.toString()), Map.of());
+        assertEquals(0, cp.status(), cp.output());
+        try {
+            Files.deleteIfExists(copy.resolve("lib/libjunixsocket-native.so"));
+            Path tmp = Files.createDirectories(e2e.base().resolve("jni-tmp-refused"));
+            e2e.stopAgent();
+            Result refused = run(List.of(copy.resolve("bin/dogama-agent").toString(), "--config", e2e.config().toString()),
+                    Map.of("JDK_JAVA_OPTIONS", "-Djava.io.tmpdir=" + tmp));
+            assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+            assertTrue(refused.output().contains("junixsocket's JNI library did not load"), refused.output());
+            try (Stream<Path> files = Files.list(tmp)) {
+                assertEquals(List.of(), files.toList(), "nothing written to java.io.tmpdir");
+            }
+        } finally {
+            deleteTree(copy);
+        }
+    }
+
     private static void assertNotPlanted(Process agent) throws Exception {
         Path cwd = Path.of("/proc", String.valueOf(agent.pid()), "cwd").toRealPath();
         assertTrue(cwd.endsWith(Path.of("planted", "cwd")), "the agent runs in the planted folder: " + cwd);

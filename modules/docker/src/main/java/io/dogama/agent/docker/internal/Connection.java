@@ -25,6 +25,11 @@ final class Connection implements AutoCloseable {
     /** Read buffer size: one read usually takes a whole inspect answer. */
     static final int BUFFER_BYTES = 16 * 1024;
 
+    static {
+        // Before junixsocket's first class initializes: it loads its JNI library then.
+        JniLibrary.prepare();
+    }
+
     private final AFUNIXSocket socket;
     private final InputStream in;
     private final OutputStream out;
@@ -61,6 +66,10 @@ final class Connection implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly(s);
             throw new DockerUnavailableException("cannot connect to the engine socket", e);
+        } catch (LinkageError e) {
+            // junixsocket's JNI library did not load (JniLibrary): no socket can be made, now or later.
+            closeQuietly(s);
+            throw new DockerUnavailableException("cannot reach the engine socket: junixsocket's JNI library did not load", e);
         }
     }
 
