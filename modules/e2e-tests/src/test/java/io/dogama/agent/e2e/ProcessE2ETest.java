@@ -3,6 +3,7 @@ package io.dogama.agent.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
@@ -42,6 +43,8 @@ class ProcessE2ETest {
     private static final int LISTENER_DIED_STATUS = 70;
     /** The agent's status when it refuses to start (Launcher.REFUSED). */
     private static final int REFUSED_STATUS = 78;
+    /** A UID that is not the test's (nor, in practice, anyone's on the build machine). */
+    private static final int OTHER_UID = 4242;
 
     @AfterEach
     void agentRunsForTheNextTest() {
@@ -178,6 +181,36 @@ class ProcessE2ETest {
         e2e.launchWith(wrapper); // its parent's, which Chronicle reads when the working directory has none
         assertNotPlanted(e2e.process());
         e2e.stopAgent();
+    }
+
+    /**
+     * What the agent trusts at start may be changed by root and the agent only: the config file names the
+     * secret file and the host folders containers may mount, the secret decides who may drive the agent.
+     */
+    @Test
+    void aConfigOrSecretFileSomeoneElseMayChangeIsRefused() throws Exception {
+        Path open = e2e.base().resolve("config-writable-by-others.json");
+        Files.copy(e2e.config(), open);
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-rw-rw-"));
+        e2e.stopAgent();
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", open.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: config file " + open + ": " + open
+                + " is writable by group or others (mode 0666)"), refused.output());
+
+        assumeTrue(Files.getAttribute(Path.of("/proc/self"), "unix:uid").equals(0), "giving a file away needs root");
+        Path secret = e2e.base().resolve("secret-of-someone-else");
+        Files.copy(Path.of((String) Json.parse(e2e.config()).get("secretFile")), secret);
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        Files.setAttribute(secret, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        c.put("secretFile", secret.toString());
+        Path config = e2e.base().resolve("config-secret-of-someone-else.json");
+        Files.writeString(config, Json.write(c));
+        refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: secret file " + secret + ": " + secret
+                + " is owned by UID " + OTHER_UID), refused.output());
     }
 
     /**

@@ -53,6 +53,7 @@ final class AgentProcess implements AutoCloseable {
 
     private AgentProcess(AdminConfig config, Clock clock, long startNanos) throws StartupException {
         Timings timings = new Timings(startNanos);
+        TrustedPath.requireFile("secret file", config.secretFile());
         // Before anything opens a file there (the registry's thread below, the nonce journal).
         DataDirectory.prepare(config.dataDir());
         if (!config.audit().dir().startsWith(config.dataDir())) {
@@ -171,6 +172,7 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
+        TrustedPath.requireFile("config file", configFile);
         return new AgentProcess(readConfig(configFile), clock, t);
     }
 

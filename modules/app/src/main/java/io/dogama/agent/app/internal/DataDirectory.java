@@ -22,6 +22,8 @@ import java.util.stream.Stream;
  * replace what the agent trusts. Runs before any part of the agent opens a file there.
  *
  * <ul>
+ *   <li>a folder above it that someone else may change ({@link TrustedPath}): refused, since they could
+ *       rename the directory away and put one of their own in its place;</li>
  *   <li>missing: created, with mode 0700 given at creation (never a chmod afterwards, so there is no
  *       moment in which it is open to others, whatever the process umask); only its last component,
  *       the parent must exist;</li>
@@ -76,6 +78,7 @@ final class DataDirectory {
      * @throws StartupException as {@link #prepare(Path)}
      */
     static void prepare(String what, Path dir) throws StartupException {
+        TrustedPath.requireAncestors(what, dir);
         PosixFileAttributes attrs;
         try {
             attrs = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);

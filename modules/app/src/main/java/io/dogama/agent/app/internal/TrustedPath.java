@@ -1,0 +1,183 @@
+package io.dogama.agent.app.internal;
+
+import io.dogama.agent.policy.AgentUid;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Who may change what the agent trusts at start: root and the agent's own UID, nobody else (the rule
+ * OpenSSH applies to its users' key files). The config file says which host folders may be mounted
+ * into containers and which file holds the request secret, the secret decides who may drive the
+ * agent, and the data directory holds its registry; so a user who can rewrite or replace any of them
+ * can act as root on the host through the agent.
+ *
+ * <p>A file is trusted when it and every folder on the way to it, from {@code /}, are owned by root
+ * or by the agent's UID, and none of them is writable by group or others. One exception: a folder
+ * above the file may be writable by others when its sticky bit is set (as {@code /tmp} is): others
+ * may add entries there but not remove or rename one they do not own, and the next step of the path
+ * is checked to be root's or the agent's. Symbolic links on the way are followed: the folder holding
+ * the link and every folder of its target are checked alike.
+ *
+ * <p>A path whose file or folder does not exist passes as far as it goes: the caller reports it
+ * missing (or, for the data directory, creates it in a folder that passed).
+ */
+final class TrustedPath {
+    /** Group and others' write bits of a mode. */
+    private static final int WRITABLE_BY_OTHERS = 0022;
+    private static final int STICKY = 01000;
+    /** Symbolic links followed on one path before it is refused, as the kernel's own limit (40). */
+    private static final int MAX_LINKS = 40;
+
+    private TrustedPath() {
+    }
+
+    /**
+     * @param what the file's name in messages, e.g. "config file"
+     * @param file the file as configured
+     * @throws StartupException if the file or a folder above it may be changed by someone else
+     */
+    static void requireFile(String what, Path file) throws StartupException {
+        check(what, file, true, AgentUid.current());
+    }
+
+    /**
+     * Only the folders above {@code dir}: the folder itself has its own, stricter rules ({@link DataDirectory}).
+     *
+     * @param what the folder's name in messages
+     * @param dir  the folder as configured
+     * @throws StartupException if a folder above it may be changed by someone else
+     */
+    static void requireAncestors(String what, Path dir) throws StartupException {
+        check(what, dir, false, AgentUid.current());
+    }
+
+    /** As above, for the given agent UID (tests). */
+    static void check(String what, Path path, boolean includingLast, int agentUid) throws StartupException {
+        new Walk(what, path, agentUid).run(includingLast);
+    }
+
+    private static final class Walk {
+        private final String what;
+        private final Path path;
+        private final int agentUid;
+        private int links;
+
+        Walk(String what, Path path, int agentUid) {
+            this.what = what;
+            this.path = path;
+            this.agentUid = agentUid;
+        }
+
+        void run(boolean includingLast) throws StartupException {
+            Path absolute = path.toAbsolutePath();
+            Path current = absolute.getRoot();
+            if (!node(current, true)) {
+                return;
+            }
+            int names = absolute.getNameCount();
+            for (int i = 0; i < names; i++) {
+                String name = absolute.getName(i).toString();
+                boolean last = i == names - 1;
+                if (name.equals(".")) {
+                    continue;
+                }
+                if (name.equals("..")) {
+                    // As the kernel resolves it: the parent of the real folder reached so far, already checked.
+                    current = current.getParent() != null ? current.getParent() : current;
+                    continue;
+                }
+                Path next = current.resolve(name);
+                Map<String, Object> a = attributes(next);
+                if (a == null) {
+                    return; // missing: nothing below it exists either
+                }
+                if (Boolean.TRUE.equals(a.get("isSymbolicLink"))) {
+                    // The link sits in a folder that passed; its target is checked from the root down.
+                    if (++links > MAX_LINKS) {
+                        throw refused(next + " is one symbolic link too many on the way", null);
+                    }
+                    Path target;
+                    try {
+                        target = next.toRealPath();
+                    } catch (NoSuchFileException e) {
+                        return;
+                    } catch (IOException e) {
+                        throw refused(next + " cannot be resolved", e);
+                    }
+                    if (!chain(target, !last || includingLast)) {
+                        return;
+                    }
+                    current = target;
+                    continue;
+                }
+                if (!last || includingLast) {
+                    check(next, a, !last);
+                }
+                current = next;
+            }
+        }
+
+        /** Every step of a real path (no links), from the root; false if one is missing. */
+        private boolean chain(Path real, boolean includingLast) throws StartupException {
+            Path step = real.getRoot();
+            if (!node(step, true)) {
+                return false;
+            }
+            int names = real.getNameCount();
+            for (int i = 0; i < names; i++) {
+                step = step.resolve(real.getName(i).toString());
+                boolean last = i == names - 1;
+                if (last && !includingLast) {
+                    return true;
+                }
+                if (!node(step, !last)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean node(Path p, boolean above) throws StartupException {
+            Map<String, Object> a = attributes(p);
+            if (a == null) {
+                return false;
+            }
+            check(p, a, above);
+            return true;
+        }
+
+        private void check(Path p, Map<String, Object> a, boolean above) throws StartupException {
+            int uid = (Integer) a.get("uid");
+            int mode = (Integer) a.get("mode");
+            if (uid != AgentUid.ROOT && uid != agentUid) {
+                throw refused(p + " is owned by UID " + uid + "; only root or the agent's UID " + agentUid
+                        + " may own it" + (p.equals(path) ? "" : " or a folder above it"), null);
+            }
+            boolean sticky = above && (mode & STICKY) != 0;
+            if ((mode & WRITABLE_BY_OTHERS) != 0 && !sticky) {
+                throw refused(p + " is writable by group or others (mode " + String.format("%04o", mode & 07777) + ")",
+                        null);
+            }
+        }
+
+        /** @return the node's own attributes (a link is not followed), or null if it does not exist */
+        private Map<String, Object> attributes(Path p) throws StartupException {
+            try {
+                return Files.readAttributes(p, "unix:uid,mode,isSymbolicLink", LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+                return null;
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                throw refused(p + " cannot be read", e);
+            }
+        }
+
+        private StartupException refused(String why, Throwable cause) {
+            return new StartupException(what + " " + path + ": " + why + "; whoever can change it controls the agent",
+                    cause);
+        }
+    }
+}

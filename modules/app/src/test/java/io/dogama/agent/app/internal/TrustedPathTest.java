@@ -1,0 +1,116 @@
+package io.dogama.agent.app.internal;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.dogama.agent.policy.AgentUid;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rule for what the agent trusts at start: the file and every folder on the way owned by root or the
+ * agent, none writable by others (a sticky folder above excepted). Giving a file away needs root, as CI runs.
+ */
+class TrustedPathTest {
+    /** A UID that is not the test's (nor, in practice, anyone's on the build machine). */
+    private static final int OTHER_UID = 4242;
+
+    @TempDir
+    Path base;
+
+    private Path dir;
+    private Path file;
+
+    @BeforeEach
+    void layout() throws IOException {
+        dir = Files.createDirectory(base.resolve("etc"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        file = Files.writeString(dir.resolve("agent.json"), "{}");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+    }
+
+    private static void requireFile(Path p) throws StartupException {
+        TrustedPath.check("config file", p, true, AgentUid.current());
+    }
+
+    @Test
+    void aFileOfRootOrTheAgentInFoldersOfTheirsIsTrusted() {
+        assertDoesNotThrow(() -> requireFile(file));
+        // The same through a relative path with a dot segment and a step back.
+        assertDoesNotThrow(() -> requireFile(dir.resolve("./../etc/agent.json")));
+    }
+
+    @Test
+    void aFileWritableByGroupOrOthersIsRefused() throws IOException {
+        for (String mode : new String[] {"rw-rw-r--", "rw-r--rw-"}) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
+            StartupException e = assertThrows(StartupException.class, () -> requireFile(file));
+            assertTrue(e.getMessage().contains(file + " is writable by group or others"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aFolderAboveWritableByOthersIsRefusedUnlessItIsSticky() throws IOException {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(file));
+        assertTrue(e.getMessage().contains(dir + " is writable by group or others (mode 0777)"), e.getMessage());
+        // Sticky, as /tmp is: others cannot remove or rename the file, which is root's or the agent's.
+        Files.setAttribute(dir, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        assertDoesNotThrow(() -> requireFile(file));
+        // The file itself never gets that exception.
+        Files.setAttribute(file, "unix:mode", 01666, LinkOption.NOFOLLOW_LINKS);
+        assertThrows(StartupException.class, () -> requireFile(file));
+    }
+
+    @Test
+    void aFileOrAFolderAboveOwnedBySomeoneElseIsRefused() throws IOException {
+        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        Files.setAttribute(file, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(file));
+        assertTrue(e.getMessage().contains(file + " is owned by UID " + OTHER_UID), e.getMessage());
+        Files.setAttribute(file, "unix:uid", AgentUid.ROOT, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(dir, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        e = assertThrows(StartupException.class, () -> requireFile(file));
+        assertTrue(e.getMessage().contains(dir + " is owned by UID " + OTHER_UID + "; only root or the agent's UID 0"
+                + " may own it or a folder above it"), e.getMessage());
+        // The agent's own UID is trusted like root.
+        assertDoesNotThrow(() -> TrustedPath.check("config file", file, true, OTHER_UID));
+    }
+
+    @Test
+    void aLinkIntoAFolderOfSomeoneElseIsRefused() throws IOException {
+        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        Path theirs = Files.createDirectory(base.resolve("home-of-someone"));
+        Path target = Files.writeString(theirs.resolve("agent.json"), "{}");
+        Files.setAttribute(theirs, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        Path link = Files.createSymbolicLink(dir.resolve("linked.json"), target);
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(link));
+        assertTrue(e.getMessage().contains(theirs + " is owned by UID " + OTHER_UID), e.getMessage());
+        // A link to a trusted file is fine...
+        Path good = Files.createSymbolicLink(dir.resolve("good.json"), file);
+        assertDoesNotThrow(() -> requireFile(good));
+        // ...unless the link sits where someone else could replace it.
+        Path sneaky = Files.createSymbolicLink(theirs.resolve("to-trusted.json"), file);
+        e = assertThrows(StartupException.class, () -> requireFile(sneaky));
+        assertTrue(e.getMessage().contains(theirs + " is owned by UID " + OTHER_UID), e.getMessage());
+    }
+
+    @Test
+    void onlyTheFoldersAboveAreCheckedForADirectoryAndAMissingPathPassesAsFarAsItGoes() throws IOException {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx")); // DataDirectory's to judge
+        assertDoesNotThrow(() -> TrustedPath.check("data directory", data, false, AgentUid.current()));
+        assertDoesNotThrow(() -> requireFile(dir.resolve("missing/agent.json")));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxr-x"));
+        assertThrows(StartupException.class, () -> TrustedPath.check("data directory", data, false, AgentUid.current()));
+        assertThrows(StartupException.class, () -> requireFile(dir.resolve("missing/agent.json")));
+    }
+}
