@@ -213,6 +213,45 @@ class ProcessE2ETest {
                 + " is owned by UID " + OTHER_UID), refused.output());
     }
 
+    /** Whoever may replace the engine socket would be sent every plan and could answer in the engine's name. */
+    @Test
+    void aDockerSocketInAFolderOthersMayChangeIsRefused() throws Exception {
+        Path open = Files.createDirectory(e2e.base().resolve("socket-folder-open-to-all"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        Path socket = Files.createSymbolicLink(open.resolve("docker.sock"), Path.of((String) c.get("dockerSocket")));
+        c.put("dockerSocket", socket.toString());
+        Path config = e2e.base().resolve("config-socket-in-open-folder.json");
+        Files.writeString(config, Json.write(c));
+        e2e.stopAgent();
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: docker socket " + socket + ": " + open
+                + " is writable by group or others (mode 0777)"), refused.output());
+    }
+
+    /**
+     * The metrics file is rewritten by name every 15 s, by an agent that may run as root: in a folder where
+     * others may rename its files, one swapped for a link would have the link's target rewritten and made
+     * 0644. Such a folder is refused unless it is sticky (TrustedPathTest covers that exception).
+     */
+    @Test
+    void aMetricsFileInAFolderOthersMayChangeIsRefused() throws Exception {
+        Path shared = Files.createDirectory(e2e.base().resolve("textfile-folder-shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        Path metrics = shared.resolve("dogama.prom");
+        c.put("metricsFile", metrics.toString());
+        Path config = e2e.base().resolve("config-metrics-in-shared-folder.json");
+        Files.writeString(config, Json.write(c));
+        e2e.stopAgent();
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: metrics file " + metrics + ": " + shared
+                + " is writable by group or others (mode 0777)"), refused.output());
+        assertFalse(Files.exists(metrics), "nothing was written there");
+    }
+
     /**
      * junixsocket's JNI library is the runtime's own file, loaded from there: junixsocket would otherwise
      * copy it out of its jar into {@code java.io.tmpdir} (else the home or the working directory) at every

@@ -54,6 +54,12 @@ final class AgentProcess implements AutoCloseable {
     private AgentProcess(AdminConfig config, Clock clock, long startNanos) throws StartupException {
         Timings timings = new Timings(startNanos);
         TrustedPath.requireFile("secret file", config.secretFile());
+        // The socket itself is the engine's (group-writable by design); whoever could replace it would be
+        // sent every plan, env values included, and could answer in the engine's name.
+        TrustedPath.requireAncestors("docker socket", config.dockerSocket());
+        if (config.metricsFile().isPresent()) {
+            TrustedPath.requireAncestors("metrics file", config.metricsFile().get()); // MetricsFile says why
+        }
         // Before anything opens a file there (the registry's thread below, the nonce journal).
         DataDirectory.prepare(config.dataDir());
         if (!config.audit().dir().startsWith(config.dataDir())) {

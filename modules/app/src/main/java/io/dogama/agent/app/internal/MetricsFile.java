@@ -17,6 +17,13 @@ import java.util.concurrent.TimeUnit;
  * node_exporter's textfile collector (Prometheus cannot sign requests). Each write is atomic: a
  * temporary file in the same folder, mode 0644 (the collector runs as another user), then a rename
  * over the old one, so a reader never sees half a file.
+ *
+ * <p>The temporary file is reached by its name after it was created, and Java has no other way to give
+ * it its mode: {@code chmod} by name follows a link put in its place, even through a view asked not to
+ * follow links. So the folder must be one in which nobody else can rename or remove the agent's files,
+ * which the start checks ({@link TrustedPath}: root's or the agent's, and not writable by others unless
+ * sticky); in a folder shared with other writers a run as root could otherwise be made to change the
+ * mode and the content of any file.
  */
 final class MetricsFile implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(MetricsFile.class.getName());
