@@ -253,6 +253,27 @@ class ProcessE2ETest {
     }
 
     /**
+     * Below an allowed root every folder on the way to a bind source is checked per plan; above it, whoever
+     * could rename a folder could swap the root for a link after a plan was checked, and the engine would
+     * mount what the link points to at the container's next start.
+     */
+    @Test
+    void anAllowedRootBelowAFolderOthersMayChangeIsRefused() throws Exception {
+        Path shared = Files.createDirectory(e2e.base().resolve("folder-open-to-all"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path root = Files.createDirectory(shared.resolve("instances"));
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        c.put("allowedRoots", Map.of("instances", root.toString()));
+        Path config = e2e.base().resolve("config-root-below-open-folder.json");
+        Files.writeString(config, Json.write(c));
+        e2e.stopAgent();
+        Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()), Map.of());
+        assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+        assertTrue(refused.output().contains("refusing to start: allowed root instances " + root + ": " + shared
+                + " is writable by group or others (mode 0777)"), refused.output());
+    }
+
+    /**
      * junixsocket's JNI library is the runtime's own file, loaded from there: junixsocket would otherwise
      * copy it out of its jar into {@code java.io.tmpdir} (else the home or the working directory) at every
      * start and load the copy, native code from a file written a moment before where others may write.

@@ -57,6 +57,11 @@ final class AgentProcess implements AutoCloseable {
         // The socket itself is the engine's (group-writable by design); whoever could replace it would be
         // sent every plan, env values included, and could answer in the engine's name.
         TrustedPath.requireAncestors("docker socket", config.dockerSocket());
+        // Below an allowed root, PathRules checks every folder on the way to a bind source; above it, whoever
+        // could swap a folder could make the engine mount any host path at a container's next start.
+        for (var root : config.allowedRoots().entrySet()) {
+            TrustedPath.requireAncestors("allowed root " + root.getKey(), root.getValue());
+        }
         if (config.metricsFile().isPresent()) {
             TrustedPath.requireAncestors("metrics file", config.metricsFile().get()); // MetricsFile says why
         }
