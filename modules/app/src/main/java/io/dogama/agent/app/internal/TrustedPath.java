@@ -26,8 +26,6 @@ import java.util.Map;
  * missing (or, for the data directory, creates it in a folder that passed).
  */
 final class TrustedPath {
-    /** Group and others' write bits of a mode. */
-    private static final int WRITABLE_BY_OTHERS = 0022;
     private static final int STICKY = 01000;
     /** Symbolic links followed on one path before it is refused, as the kernel's own limit (40). */
     private static final int MAX_LINKS = 40;
@@ -45,10 +43,12 @@ final class TrustedPath {
     }
 
     /**
-     * Only the folders above {@code dir}: the folder itself has its own, stricter rules ({@link DataDirectory}).
+     * Only the folders above {@code dir}: the last step has its own rules (the data directory's in
+     * {@link DataDirectory}, an allowed root's in the policy's path rules; the engine owns its socket, and
+     * the metrics file is replaced by a rename).
      *
-     * @param what the folder's name in messages
-     * @param dir  the folder as configured
+     * @param what the path's name in messages
+     * @param dir  the path as configured
      * @throws StartupException if a folder above it may be changed by someone else
      */
     static void requireAncestors(String what, Path dir) throws StartupException {
@@ -153,12 +153,12 @@ final class TrustedPath {
         private void check(Path p, Map<String, Object> a, boolean above) throws StartupException {
             int uid = (Integer) a.get("uid");
             int mode = (Integer) a.get("mode");
-            if (uid != AgentUid.ROOT && uid != agentUid) {
+            if (!AgentUid.trustedOwner(uid, agentUid)) {
                 throw refused(p + " is owned by UID " + uid + "; only root or the agent's UID " + agentUid
                         + " may own it" + (p.equals(path) ? "" : " or a folder above it"), null);
             }
             boolean sticky = above && (mode & STICKY) != 0;
-            if ((mode & WRITABLE_BY_OTHERS) != 0 && !sticky) {
+            if ((mode & AgentUid.GROUP_OR_OTHER_WRITE) != 0 && !sticky) {
                 throw refused(p + " is writable by group or others (mode " + String.format("%04o", mode & 07777) + ")",
                         null);
             }

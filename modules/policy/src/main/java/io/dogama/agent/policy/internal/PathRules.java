@@ -32,8 +32,6 @@ public final class PathRules {
     public static final int MAX_CHECK_PATHS = 16;
     /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
     static final int MAX_LINK_HOPS = 40;
-    /** Write permission for group and others: an ancestor with either bit lets someone else swap an entry. */
-    static final int GROUP_OR_OTHER_WRITE = 0022;
 
     private final AdminConfig config;
     private final int agentUid;
@@ -280,8 +278,8 @@ public final class PathRules {
             Map<String, Object> a = Files.readAttributes(dir, "unix:uid,mode,isDirectory", LinkOption.NOFOLLOW_LINKS);
             int uid = (Integer) a.get("uid");
             int mode = (Integer) a.get("mode");
-            return Boolean.TRUE.equals(a.get("isDirectory")) && (uid == AgentUid.ROOT || uid == agentUid)
-                    && (mode & GROUP_OR_OTHER_WRITE) == 0;
+            return Boolean.TRUE.equals(a.get("isDirectory")) && AgentUid.trustedOwner(uid, agentUid)
+                    && (mode & AgentUid.GROUP_OR_OTHER_WRITE) == 0;
         } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
             return false;
         }
