@@ -322,6 +322,28 @@ class ProcessE2ETest {
         }
     }
 
+    @Test
+    void aRuntimeWhoseLibrariesOthersMayChangeRefusesToStart() throws Exception {
+        Path runtime = RepoLayout.agentLauncher().getParent().getParent();
+        Path copy = e2e.base().resolve("runtime-group-writable");
+        Result cp = run(List.of("cp", "-a", runtime.toString(), copy.toString()), Map.of());
+        assertEquals(0, cp.status(), cp.output());
+        try {
+            // junixsocket's library is loaded at the first engine call, after the process began: whoever may
+            // rewrite it in between runs code as the agent.
+            Path library = copy.resolve("lib/libjunixsocket-native.so");
+            Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxrwxr-x"));
+            e2e.stopAgent();
+            Result refused = run(List.of(copy.resolve("bin/dogama-agent").toString(), "--config", e2e.config().toString()),
+                    Map.of());
+            assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+            assertTrue(refused.output().contains("java runtime " + copy.toRealPath()) && refused.output().contains(
+                    library.toRealPath() + " is writable by group or others"), refused.output());
+        } finally {
+            deleteTree(copy);
+        }
+    }
+
     private static void assertNotPlanted(Process agent) throws Exception {
         Path cwd = Path.of("/proc", String.valueOf(agent.pid()), "cwd").toRealPath();
         assertTrue(cwd.endsWith(Path.of("planted", "cwd")), "the agent runs in the planted folder: " + cwd);

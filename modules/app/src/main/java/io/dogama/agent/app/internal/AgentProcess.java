@@ -183,6 +183,9 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
+        // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
+        // for as long as the agent runs, so a runtime others may change is refused before it loads more.
+        TrustedPath.requireTree("java runtime", Path.of(System.getProperty("java.home")));
         TrustedPath.requireFile("config file", configFile);
         return new AgentProcess(readConfig(configFile), clock, t);
     }

@@ -2,11 +2,14 @@ package io.dogama.agent.app.internal;
 
 import io.dogama.agent.policy.AgentUid;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Who may change what the agent trusts at start: root and the agent's own UID, nobody else (the rule
@@ -58,6 +61,46 @@ final class TrustedPath {
     /** As above, for the given agent UID (tests). */
     static void check(String what, Path path, boolean includingLast, int agentUid) throws StartupException {
         new Walk(what, path, agentUid).run(includingLast);
+    }
+
+    /**
+     * A folder and everything in it: the folder as {@link #requireFile}, then every file and folder below
+     * it on its own, with no exception for a sticky folder. For the agent's own runtime: the JVM reads
+     * classes from {@code lib/modules} and loads native libraries from {@code lib/} (junixsocket's among
+     * them) long after the process began, so whoever may change one of them runs code as the agent.
+     * A symbolic link inside is checked as a configured path is: its target from the root down.
+     *
+     * @param what the folder's name in messages
+     * @param dir  the folder
+     * @throws StartupException if the folder, a folder above it or anything in it may be changed by
+     *                          someone else
+     */
+    static void requireTree(String what, Path dir) throws StartupException {
+        checkTree(what, dir, AgentUid.current());
+    }
+
+    /** As above, for the given agent UID (tests). */
+    static void checkTree(String what, Path dir, int agentUid) throws StartupException {
+        new Walk(what, dir, agentUid).run(true);
+        List<Path> nodes;
+        try (Stream<Path> walk = Files.walk(dir)) { // links are not followed
+            nodes = walk.toList();
+        } catch (IOException | UncheckedIOException e) {
+            throw new StartupException(what + " " + dir + " cannot be read", e);
+        }
+        for (Path node : nodes) {
+            Walk own = new Walk(what, node, agentUid);
+            Map<String, Object> a = own.attributes(node);
+            if (a == null) {
+                throw new StartupException(what + " " + dir + " changed while it was checked: " + node + " is gone",
+                        null);
+            }
+            if (Boolean.TRUE.equals(a.get("isSymbolicLink"))) {
+                own.run(true);
+            } else {
+                own.check(node, a, false);
+            }
+        }
     }
 
     private static final class Walk {

@@ -113,4 +113,39 @@ class TrustedPathTest {
         assertThrows(StartupException.class, () -> TrustedPath.check("data directory", data, false, AgentUid.current()));
         assertThrows(StartupException.class, () -> requireFile(dir.resolve("missing/agent.json")));
     }
+
+    @Test
+    void aTreeIsTrustedOnlyWhenEverythingInItIs() throws IOException {
+        Path runtime = Files.createDirectories(dir.resolve("runtime/lib/server"));
+        runtime = runtime.getParent().getParent();
+        Path library = Files.writeString(runtime.resolve("lib/libnative.so"), "elf");
+        Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path link = Files.createSymbolicLink(runtime.resolve("lib/linked.so"), library);
+        int uid = AgentUid.current();
+        Path tree = runtime;
+        assertDoesNotThrow(() -> TrustedPath.checkTree("java runtime", tree, uid));
+
+        // A file deep inside that others may change: only the walk through the tree finds it.
+        Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxrwxr-x"));
+        StartupException e = assertThrows(StartupException.class, () -> TrustedPath.checkTree("java runtime", tree, uid));
+        assertTrue(e.getMessage().contains(library + " is writable by group or others (mode 0775)"), e.getMessage());
+        Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        // A folder inside gets no sticky exception: whoever may add a file there may add a library.
+        Path server = runtime.resolve("lib/server");
+        Files.setAttribute(server, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        e = assertThrows(StartupException.class, () -> TrustedPath.checkTree("java runtime", tree, uid));
+        assertTrue(e.getMessage().contains(server + " is writable by group or others (mode 1777)"), e.getMessage());
+        Files.setAttribute(server, "unix:mode", 0755, LinkOption.NOFOLLOW_LINKS);
+
+        // A link inside is followed to its target, wherever that is.
+        Path outside = Files.createDirectory(base.resolve("outside"));
+        Path elsewhere = Files.writeString(outside.resolve("libother.so"), "elf");
+        Files.delete(link);
+        Files.createSymbolicLink(link, elsewhere);
+        assertDoesNotThrow(() -> TrustedPath.checkTree("java runtime", tree, uid));
+        Files.setPosixFilePermissions(outside, PosixFilePermissions.fromString("rwxrwxrwx"));
+        e = assertThrows(StartupException.class, () -> TrustedPath.checkTree("java runtime", tree, uid));
+        assertTrue(e.getMessage().contains(outside + " is writable by group or others"), e.getMessage());
+    }
 }
