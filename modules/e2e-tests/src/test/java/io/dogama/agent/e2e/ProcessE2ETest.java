@@ -302,10 +302,7 @@ class ProcessE2ETest {
     /** Without its own file the runtime has no other copy to fall back on: the agent refuses to start. */
     @Test
     void aRuntimeWithoutItsJniLibraryRefusesToStartAndExtractsNothing() throws Exception {
-        Path runtime = RepoLayout.agentLauncher().getParent().getParent();
-        Path copy = e2e.base().resolve("runtime-without-jni");
-        Result cp = run(List.of("cp", "-a", runtime.toString(), copy.toString()), Map.of());
-        assertEquals(0, cp.status(), cp.output());
+        Path copy = copyOfTheRuntime("runtime-without-jni");
         try {
             Files.deleteIfExists(copy.resolve("lib/libjunixsocket-native.so"));
             Path tmp = Files.createDirectories(e2e.base().resolve("jni-tmp-refused"));
@@ -324,10 +321,7 @@ class ProcessE2ETest {
 
     @Test
     void aRuntimeWhoseLibrariesOthersMayChangeRefusesToStart() throws Exception {
-        Path runtime = RepoLayout.agentLauncher().getParent().getParent();
-        Path copy = e2e.base().resolve("runtime-group-writable");
-        Result cp = run(List.of("cp", "-a", runtime.toString(), copy.toString()), Map.of());
-        assertEquals(0, cp.status(), cp.output());
+        Path copy = copyOfTheRuntime("runtime-group-writable");
         try {
             // junixsocket's library is loaded at the first engine call, after the process began: whoever may
             // rewrite it in between runs code as the agent.
@@ -342,6 +336,15 @@ class ProcessE2ETest {
         } finally {
             deleteTree(copy);
         }
+    }
+
+    /** A copy of the linked runtime, modes kept, to spoil; the caller deletes it. */
+    private static Path copyOfTheRuntime(String name) throws Exception {
+        Path runtime = RepoLayout.agentLauncher().getParent().getParent();
+        Path copy = e2e.base().resolve(name);
+        Result cp = run(List.of("cp", "-a", runtime.toString(), copy.toString()), Map.of());
+        assertEquals(0, cp.status(), cp.output());
+        return copy;
     }
 
     private static void assertNotPlanted(Process agent) throws Exception {

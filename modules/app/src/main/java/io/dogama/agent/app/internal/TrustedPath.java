@@ -83,7 +83,8 @@ final class TrustedPath {
     static void checkTree(String what, Path dir, int agentUid) throws StartupException {
         new Walk(what, dir, agentUid).run(true);
         List<Path> nodes;
-        try (Stream<Path> walk = Files.walk(dir)) { // links are not followed
+        // From the real folder: a walk does not follow links, so one begun at a link would list the link alone.
+        try (Stream<Path> walk = Files.walk(dir.toRealPath())) {
             nodes = walk.toList();
         } catch (IOException | UncheckedIOException e) {
             throw new StartupException(what + " " + dir + " cannot be read", e);

@@ -129,7 +129,13 @@ class TrustedPathTest {
         Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxrwxr-x"));
         StartupException e = assertThrows(StartupException.class, () -> TrustedPath.checkTree("java runtime", tree, uid));
         assertTrue(e.getMessage().contains(library + " is writable by group or others (mode 0775)"), e.getMessage());
+
+        // The same tree named through a link: still walked inside.
+        Path viaLink = Files.createSymbolicLink(dir.resolve("current"), runtime);
+        e = assertThrows(StartupException.class, () -> TrustedPath.checkTree("java runtime", viaLink, uid));
+        assertTrue(e.getMessage().contains(library + " is writable by group or others (mode 0775)"), e.getMessage());
         Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertDoesNotThrow(() -> TrustedPath.checkTree("java runtime", viaLink, uid));
 
         // A folder inside gets no sticky exception: whoever may add a file there may add a library.
         Path server = runtime.resolve("lib/server");
