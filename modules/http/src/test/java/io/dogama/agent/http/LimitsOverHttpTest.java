@@ -125,11 +125,11 @@ class LimitsOverHttpTest {
             OutputStream out = s.getOutputStream();
             out.write(("POST /v1/instances HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
-            byte[] chunk = new byte[LIMIT + 1];
-            out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.write(chunk);
-            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush(); // and never the terminating chunk
+            // Only the size of a chunk past the limit, and never its bytes: the size line alone is refused.
+            // (Sending the bytes too raced the answer: the agent closes without reading them, and the client's
+            // write could then meet the reset before the answer was read.)
+            out.write((Integer.toHexString(LIMIT + 1) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
             assertProblem(RawHttp.read(s.getInputStream()), 413, "body_too_large");
         }
     }
