@@ -1,8 +1,6 @@
 package io.dogama.agent.auth;
 
-import io.dogama.agent.auth.internal.Admission;
 import io.dogama.agent.auth.internal.HeaderSyntax;
-import io.dogama.agent.auth.internal.NonceMemory;
 import io.dogama.agent.auth.internal.Signer;
 import io.dogama.agent.core.ProblemCode;
 import java.time.Clock;
@@ -44,13 +42,9 @@ public final class Authenticator {
     /** Header carrying the base64url nonce, 22 to 64 characters. */
     public static final String NONCE_HEADER = "X-DoGaMa-Nonce";
 
-    private static final AuthDecision.Rejected STALE_DECISION = new AuthDecision.Rejected(ProblemCode.STALE_REQUEST);
-    private static final AuthDecision.Rejected BUSY = new AuthDecision.Rejected(ProblemCode.BUSY);
-    private static final AuthDecision.Rejected REPLAYED = new AuthDecision.Rejected(ProblemCode.REPLAYED_REQUEST);
-    private static final AuthDecision.Rejected FAILED = new AuthDecision.Rejected(ProblemCode.INTERNAL_ERROR);
-    private static final Check UNAUTHENTICATED =
-            new Check.Refused(new AuthDecision.Rejected(ProblemCode.UNAUTHENTICATED));
-    private static final Check STALE = new Check.Refused(STALE_DECISION);
+    private static final AuthDecision UNAUTHENTICATED = new AuthDecision.Rejected(ProblemCode.UNAUTHENTICATED);
+    private static final AuthDecision STALE = new AuthDecision.Rejected(ProblemCode.STALE_REQUEST);
+    private static final AuthDecision BUSY = new AuthDecision.Rejected(ProblemCode.BUSY);
 
     private final Signer signer;
     private final Clock clock;
@@ -96,9 +90,8 @@ public final class Authenticator {
     }
 
     /**
-     * Decides whether a request may proceed, waiting for its nonce to be on disk: {@link #check} and then
-     * {@link Check.Authentic#settle()}. On acceptance its nonce is remembered, so calling this twice for one
-     * request rejects the second call as a replay.
+     * Decides whether a request may proceed. On acceptance its nonce is remembered, so calling this
+     * twice for one request rejects the second call as a replay.
      *
      * @param method     request method as received
      * @param rawPath    raw request path as received (no query; the caller refuses queries first)
@@ -108,26 +101,6 @@ public final class Authenticator {
      * @throws IllegalArgumentException if {@code bodySha256} is not 32 bytes
      */
     public AuthDecision verify(String method, String rawPath, RequestHeaders headers, byte[] bodySha256) {
-        return switch (check(method, rawPath, headers, bodySha256)) {
-            case Check.Refused r -> r.decision();
-            case Check.Authentic a -> a.settle();
-        };
-    }
-
-    /**
-     * The checks of {@link #verify} without waiting for the disk: a request that passes them has its nonce
-     * remembered (every later use of it is a replay) and its journal line on the way to the disk. The caller
-     * may prepare, but must neither act on the request nor answer it before
-     * {@link Check.Authentic#settle()} accepts it; {@link NonceStore#DURABLE_WAIT} counts from this call.
-     *
-     * @param method     request method as received
-     * @param rawPath    raw request path as received (no query; the caller refuses queries first)
-     * @param headers    the request headers
-     * @param bodySha256 SHA-256 of the raw body bytes, 32 bytes
-     * @return refused, or authentic with its durability to settle; never throws for a malformed request
-     * @throws IllegalArgumentException if {@code bodySha256} is not 32 bytes
-     */
-    public Check check(String method, String rawPath, RequestHeaders headers, byte[] bodySha256) {
         if (bodySha256.length != 32) {
             throw new IllegalArgumentException("auth: a SHA-256 digest has 32 bytes");
         }
@@ -152,21 +125,12 @@ public final class Authenticator {
         if (Duration.between(timestamp, now).abs().compareTo(WINDOW) > 0) {
             return STALE;
         }
-        NonceMemory.Claim claim = nonces.claim(nonce, timestamp);
-        if (claim.decided() != null && claim.decided() != Admission.ADMITTED) {
-            return new Check.Refused((AuthDecision.Rejected) decision(claim.decided(), false));
-        }
-        return new Check.Authentic(claim, secret > 0);
-    }
-
-    /** The one mapping of the nonce memory's answer to the request's. */
-    static AuthDecision decision(Admission admission, boolean previousSecret) {
-        return switch (admission) {
-            case ADMITTED -> new AuthDecision.Accepted(previousSecret);
-            case REPLAYED -> REPLAYED;
+        return switch (nonces.admit(nonce, timestamp)) {
+            case ADMITTED -> new AuthDecision.Accepted(secret > 0);
+            case REPLAYED -> new AuthDecision.Rejected(ProblemCode.REPLAYED_REQUEST);
             case FULL, STALLED -> BUSY;
-            case BEFORE_MEMORY -> STALE_DECISION;
-            case FAILED -> FAILED;
+            case BEFORE_MEMORY -> STALE;
+            case FAILED -> new AuthDecision.Rejected(ProblemCode.INTERNAL_ERROR);
         };
     }
 

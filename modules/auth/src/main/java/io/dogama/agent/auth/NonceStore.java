@@ -94,14 +94,9 @@ public final class NonceStore implements AutoCloseable {
         }
     }
 
-    /** A claim and its wait in one; blocks at most {@link #DURABLE_WAIT}. */
+    /** For {@link Authenticator}; blocks at most {@link #DURABLE_WAIT}. */
     Admission admit(String nonce, Instant timestamp) {
         return memory.admit(nonce, timestamp);
-    }
-
-    /** For {@link Authenticator}; never waits for the disk ({@link NonceMemory.Claim#await()} does). */
-    NonceMemory.Claim claim(String nonce, Instant timestamp) {
-        return memory.claim(nonce, timestamp);
     }
 
     /** @return the number of unexpired nonces held now */

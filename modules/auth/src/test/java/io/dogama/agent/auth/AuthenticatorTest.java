@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dogama.agent.core.ProblemCode;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -287,31 +286,6 @@ class AuthenticatorTest {
         assertRejected(ProblemCode.REPLAYED_REQUEST, verify(HEALTH, headers(HEALTH)));
         clock.advance(Duration.ofSeconds(2));
         assertRejected(ProblemCode.STALE_REQUEST, verify(HEALTH, headers(HEALTH)));
-    }
-
-    @Test
-    void aCheckedNonceIsAReplayBeforeItIsSettledAndAcceptedOnlyBySettling() throws Exception {
-        clock.set(Instant.parse(HEALTH.timestamp()));
-        Secrets secrets = SecretFile.load(Vectors.secretFile(dir, VECTORS.secretLine()));
-        Path data = Files.createDirectory(dir.resolve("data"));
-        try (NonceStore store = NonceStore.persistent(data, 100, clock)) {
-            Authenticator persistent = Authenticator.create(secrets, clock, store);
-            byte[] digest = sha256(HEALTH.bodyBytes());
-            Check first = persistent.check(HEALTH.method(), HEALTH.path(), headers(HEALTH), digest);
-            Check.Authentic authentic = assertInstanceOf(Check.Authentic.class, first);
-            // The same request again, before the first one's nonce is settled: refused at once.
-            assertEquals(new Check.Refused(new AuthDecision.Rejected(ProblemCode.REPLAYED_REQUEST)),
-                    persistent.check(HEALTH.method(), HEALTH.path(), headers(HEALTH), digest));
-            assertEquals(new AuthDecision.Accepted(false), authentic.settle());
-            assertEquals(new AuthDecision.Accepted(false), authentic.settle());
-            assertRejected(ProblemCode.REPLAYED_REQUEST,
-                    persistent.verify(HEALTH.method(), HEALTH.path(), headers(HEALTH), digest));
-        }
-        // Reopened, the store still knows it: it was on disk when settle accepted it.
-        try (NonceStore store = NonceStore.persistent(data, 100, clock)) {
-            assertRejected(ProblemCode.REPLAYED_REQUEST, Authenticator.create(secrets, clock, store)
-                    .verify(HEALTH.method(), HEALTH.path(), headers(HEALTH), sha256(HEALTH.bodyBytes())));
-        }
     }
 
     @Test

@@ -31,9 +31,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * takes the open batch (leaving a new, empty one for later admissions), writes it and forces it to
  * disk, then completes every admission of the batch: {@link Admission#ADMITTED} only after that
  * force returned, so no nonce is acknowledged before it is on disk. While one force runs, every new
- * admission joins the next batch, and the next force covers all of them. {@link #claim} is the first
- * half on its own (the caller may prepare, e.g. write its own forced line, while the force runs) and
- * {@link Claim#await()} the second: a request is acted on only once that says {@code ADMITTED}.
+ * admission joins the next batch, and the next force covers all of them.
  *
  * <p><b>Failures.</b> A write that left nothing in the journal (a full file system: what got in
  * is cut off again) refuses its batch as {@link Admission#STALLED} and the next batch tries again.
@@ -225,22 +223,8 @@ public final class NonceMemory implements AutoCloseable {
      * @return the admission
      */
     public Admission admit(String nonce, Instant timestamp) {
-        return claim(nonce, timestamp).await();
-    }
-
-    /**
-     * Records a nonce if it is new, without waiting for the disk: from this call on every other use of
-     * the nonce is {@link Admission#REPLAYED}. What the claim is worth is known only from
-     * {@link Claim#await()}: the request may be acted on only if that says {@code ADMITTED}.
-     *
-     * @param nonce     the nonce, already syntax-checked
-     * @param timestamp the request timestamp, already checked against the acceptance window
-     * @return the claim; decided at once unless its journal line waits for a force
-     */
-    public Claim claim(String nonce, Instant timestamp) {
-        long claimed = System.nanoTime();
         if (timestamp.isBefore(since)) {
-            return Claim.decided(Admission.BEFORE_MEMORY);
+            return Admission.BEFORE_MEMORY;
         }
         long expiryMillis = timestamp.toEpochMilli() + retentionMillis;
         long key = hash.hash(nonce);
@@ -250,29 +234,29 @@ public final class NonceMemory implements AutoCloseable {
         lock.lock();
         try {
             if (state != State.OPEN) {
-                return Claim.decided(Admission.FAILED);
+                return Admission.FAILED;
             }
             if (line != null && open.length + line.length > maxPendingBytes) {
-                return Claim.decided(Admission.STALLED);
+                return Admission.STALLED;
             }
             table.advance(Math.floorDiv(clock.millis(), 1000));
             long expirySecond = expirySecond(expiryMillis);
             if (!table.accepts(expirySecond)) {
-                return Claim.decided(Admission.BEFORE_MEMORY); // it would be forgotten at once: too old to vouch for
+                return Admission.BEFORE_MEMORY; // it would be forgotten at once: too old to vouch for
             }
             switch (table.insert(key, expirySecond, true)) {
                 case PRESENT -> {
-                    return Claim.decided(Admission.REPLAYED);
+                    return Admission.REPLAYED;
                 }
                 case FULL -> {
-                    return Claim.decided(Admission.FULL);
+                    return Admission.FULL;
                 }
                 case INSERTED -> {
                     // remembered from now on, whatever becomes of the journal line
                 }
             }
             if (line == null) {
-                return Claim.decided(Admission.ADMITTED);
+                return Admission.ADMITTED;
             }
             batch = open;
             batch.add(line, expiryMillis);
@@ -282,77 +266,15 @@ public final class NonceMemory implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        return new Claim(null, batch, claimed + durableWaitNanos);
-    }
-
-    /**
-     * A nonce's admission: decided when it was claimed, or waiting for the force of the batch that holds
-     * its journal line. The durable wait counts from the claim, not from {@link #await()}.
-     */
-    public static final class Claim {
-        private static final java.util.Map<Admission, Claim> DECIDED = decidedClaims();
-        private final Admission decided;
-        private final Batch batch;
-        private final long deadlineNanos;
-        /** The first answer {@link #await()} gave, given again by every later call. */
-        private volatile Admission answer;
-
-        private Claim(Admission decided, Batch batch, long deadlineNanos) {
-            this.decided = decided;
-            this.batch = batch;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        private static java.util.Map<Admission, Claim> decidedClaims() {
-            java.util.Map<Admission, Claim> m = new java.util.EnumMap<>(Admission.class);
-            for (Admission a : Admission.values()) {
-                m.put(a, new Claim(a, null, 0));
-            }
-            return m;
-        }
-
-        static Claim decided(Admission admission) {
-            return DECIDED.get(admission);
-        }
-
-        /** @return the admission if it was decided at the claim (nothing waits for the disk), else null */
-        public Admission decided() {
-            return decided;
-        }
-
-        /**
-         * Waits for the force that covers the nonce, at most until the durable wait after the claim.
-         * Every call gives the first call's answer: a claim refused as stalled stays refused, even if the
-         * force completes later.
-         *
-         * @return {@code ADMITTED} once the nonce is on disk; {@code STALLED} if it is not by the deadline (or
-         *         the thread is interrupted); {@code FAILED} if it could not be written; a decided claim's
-         *         admission at once
-         */
-        public Admission await() {
-            if (decided != null) {
-                return decided;
-            }
-            Admission known = answer;
-            if (known == null) {
-                known = waitForForce();
-                answer = known;
-            }
-            return known;
-        }
-
-        private Admission waitForForce() {
-            try {
-                long left = deadlineNanos - System.nanoTime();
-                if (!batch.done.await(Math.max(left, 0), TimeUnit.NANOSECONDS)) {
-                    return Admission.STALLED;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        try {
+            if (!batch.done.await(durableWaitNanos, TimeUnit.NANOSECONDS)) {
                 return Admission.STALLED;
             }
-            return batch.outcome;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Admission.STALLED;
         }
+        return batch.outcome;
     }
 
     /**

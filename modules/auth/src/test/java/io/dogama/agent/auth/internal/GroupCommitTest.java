@@ -115,38 +115,6 @@ class GroupCommitTest {
         }
     }
 
-    @Test
-    void aClaimReturnsBeforeTheForceAndSaysAdmittedOnlyAfterIt() throws Exception {
-        holdFirstForce();
-        try (NonceMemory m = open(disk, LONG_WAIT)) {
-            // The claim does not wait for the disk: it returns while the force is still held.
-            NonceMemory.Claim claim = pool.submit(() -> m.claim(nonce(1), T0)).get(BOUND_SECONDS, TimeUnit.SECONDS);
-            assertEquals(null, claim.decided(), "a claim whose line waits for a force is not decided");
-            assertTrue(inForce.await(BOUND_SECONDS, TimeUnit.SECONDS));
-            // From the claim on, any other use of the nonce is a replay, on disk or not.
-            assertEquals(Admission.REPLAYED, m.claim(nonce(1), T0).decided());
-            Future<Admission> settled = pool.submit(claim::await);
-            assertThrows(settled);
-            release.countDown();
-            assertEquals(Admission.ADMITTED, settled.get(BOUND_SECONDS, TimeUnit.SECONDS));
-            assertEquals(Admission.ADMITTED, claim.await(), "the same answer again");
-        }
-    }
-
-    @Test
-    void aClaimNotOnDiskWithinTheWaitStaysRefusedWhenTheForceEndsLater() throws Exception {
-        holdFirstForce();
-        try (NonceMemory m = open(disk, Duration.ofMillis(50))) {
-            NonceMemory.Claim claim = m.claim(nonce(1), T0);
-            assertTrue(inForce.await(BOUND_SECONDS, TimeUnit.SECONDS));
-            assertEquals(Admission.STALLED, claim.await());
-            release.countDown();
-            eventually(() -> disk.forces() == 1, "the held force ends");
-            // A request refused as busy must never be acted on after all.
-            assertEquals(Admission.STALLED, claim.await());
-        }
-    }
-
     private static void assertThrows(Future<Admission> pending) throws Exception {
         try {
             Admission a = pending.get(50, TimeUnit.MILLISECONDS);

@@ -2,7 +2,6 @@ package io.dogama.agent.http.internal;
 
 import io.dogama.agent.auth.AuthDecision;
 import io.dogama.agent.auth.Authenticator;
-import io.dogama.agent.auth.Check;
 import io.dogama.agent.core.ProblemCode;
 import io.helidon.http.Header;
 import io.helidon.http.HeaderName;
@@ -214,51 +213,36 @@ final class RequestGate implements Handler {
             return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
         }
 
-        // 2-4. Authentication, freshness, replay. From here on the nonce is on its way to the disk; nothing is
-        // done for the request and no answer is given before it is there (a mutation writes its begin line
-        // meanwhile, MutationStart).
+        // 2-4. Authentication, freshness, replay.
         String method = prologue.method().text();
         String rawPath = prologue.uriPath().rawPath();
-        Check check = authenticator.check(method, rawPath, name -> values(headers, name), body.sha256());
-        if (check instanceof Check.Refused refused) {
-            return Reply.problem(refused.decision().code()).closing();
-        }
-        Check.Authentic authentic = (Check.Authentic) check;
-        RouteTable.Match match = RouteTable.match(method, rawPath);
-        if (!(match instanceof RouteTable.Match.Found f && f.route().endpoint().mutating())
-                && authentic.settle() instanceof AuthDecision.Rejected rejected) {
+        AuthDecision decision = authenticator.verify(method, rawPath, name -> values(headers, name), body.sha256());
+        if (decision instanceof AuthDecision.Rejected rejected) {
             return Reply.problem(rejected.code()).closing();
         }
         watchdog.authenticated(req.remotePeer().address());
         facts.authenticated = true;
-        if (authentic.previousSecret() && previousSecretSeen.compareAndSet(false, true)) {
+        if (decision instanceof AuthDecision.Accepted accepted && accepted.previousSecret()
+                && previousSecretSeen.compareAndSet(false, true)) {
             LOG.log(System.Logger.Level.INFO, "http: a request was signed with the previous secret; the rotation "
                     + "is not finished until the control plane uses the new one");
         }
 
         // 5. Routing on the raw path, then the body rule, then the operation, within a permit.
-        Reply reply;
         if (!permits.tryAcquire()) {
-            reply = Reply.problem(ProblemCode.BUSY);
-        } else {
-            try {
-                reply = route(match, headers, body, facts, req.remotePeer().address(), authentic);
-            } finally {
-                permits.release();
-            }
+            return Reply.problem(ProblemCode.BUSY);
         }
-        // A mutation refused before it began (permit, body rule) has not settled its nonce yet: no answer before.
-        if (!facts.audited && authentic.settle() instanceof AuthDecision.Rejected rejected) {
-            facts.authenticated = false; // accounted as the refusal it is, as if it had come at once
-            return Reply.problem(rejected.code()).closing();
+        try {
+            return route(method, rawPath, headers, body, facts, req.remotePeer().address());
+        } finally {
+            permits.release();
         }
-        return reply;
     }
 
-    private Reply route(RouteTable.Match match, ServerRequestHeaders headers, Body body, Facts facts,
-            java.net.SocketAddress peer, Check.Authentic authentic) {
+    private Reply route(String method, String rawPath, ServerRequestHeaders headers, Body body, Facts facts,
+            java.net.SocketAddress peer) {
         facts.routed = true;
-        return switch (match) {
+        return switch (RouteTable.match(method, rawPath)) {
             case RouteTable.Match.NotFound n -> Reply.problem(ProblemCode.NOT_FOUND);
             case RouteTable.Match.MethodNotAllowed m ->
                     Reply.problem(ProblemCode.METHOD_NOT_ALLOWED).withHeader("Allow", String.join(", ", m.allowed()));
@@ -268,7 +252,7 @@ final class RequestGate implements Handler {
                 if (bodyRule(f.route(), headers, body.bytes()) instanceof Reply refused) {
                     yield refused;
                 }
-                yield f.route().endpoint().mutating() ? mutate(f, body, facts, peer, authentic) : read(f, body, facts);
+                yield f.route().endpoint().mutating() ? mutate(f, body, facts, peer) : read(f, body, facts);
             }
         };
     }
@@ -280,27 +264,12 @@ final class RequestGate implements Handler {
     }
 
     /**
-     * A mutation runs only once its begin line and its nonce are on disk (else nothing is done: 503
-     * {@code busy} when the begin line could not be written), and is answered only after its end line was
-     * written (SPEC section 14): no mutation is unaudited.
+     * A mutation runs only once its begin line is on disk (else 503 {@code busy}, and nothing is done),
+     * and is answered only after its end line was written (SPEC section 14): no mutation is unaudited.
      */
-    private Reply mutate(RouteTable.Match.Found f, Body body, Facts facts, java.net.SocketAddress peer,
-            Check.Authentic authentic) {
-        switch (MutationStart.start(() -> accountant.begin(f.route(), f.id(), peer), authentic::settle)) {
-            case MutationStart.Refused r when r.begun() -> {
-                // Its begin line is on disk: the end line says that nothing was done, and why.
-                accountant.end(f.route(), f.id(), Accountant.Result.failed(r.code(), List.of()), r.code().status(), 0,
-                        peer);
-                facts.audited = true;
-                return Reply.problem(r.code()).closing();
-            }
-            case MutationStart.Refused r -> {
-                // No begin line: busy, unless its nonce failed too (process answers that instead).
-                return Reply.problem(ProblemCode.BUSY);
-            }
-            case MutationStart.Go go -> {
-                // both on disk: act
-            }
+    private Reply mutate(RouteTable.Match.Found f, Body body, Facts facts, java.net.SocketAddress peer) {
+        if (!accountant.begin(f.route(), f.id(), peer)) {
+            return Reply.problem(ProblemCode.BUSY);
         }
         long start = System.nanoTime();
         Dispatcher.Dispatched d = dispatcher.dispatch(f.route().endpoint(), f.id(), body.bytes(), facts.arrived);
