@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * untrusted connection is closed, so that the next client can always connect: unauthenticated clients
  * that hold sockets, trickle bodies or send headers slowly cannot keep the control plane out, and a
  * fresh connection (which sends its request at once) is the last to go. Trusted connections are never
- * evicted; they end only by their own deadline.
+ * evicted, nor is one whose complete request the agent is working on (a signed first request is trusted
+ * only once its nonce is on disk); they end only by their own deadline.
  */
 final class ConnectionWatchdog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ConnectionWatchdog.class.getName());
@@ -101,7 +102,10 @@ final class ConnectionWatchdog implements AutoCloseable {
                 continue;
             }
             open++;
-            if (!t.trusted && t.channel != accepted
+            // A connection whose request is read and being worked on is not evicted either: a signed request
+            // waits there for its nonce's force before it is trusted, and an unsigned one is answered and
+            // ended within moments, so no client can hold a slot this way.
+            if (!t.trusted && t.deadline != NO_DEADLINE && t.channel != accepted
                     && (oldest == null || t.acceptedAt - oldest.getValue().acceptedAt < 0)) {
                 oldest = e;
             }

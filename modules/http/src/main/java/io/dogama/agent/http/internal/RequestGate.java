@@ -11,6 +11,7 @@ import io.helidon.http.HttpPrologue;
 import io.helidon.http.RequestException;
 import io.helidon.http.ServerRequestHeaders;
 import io.helidon.http.Status;
+import io.helidon.webserver.CloseConnectionException;
 import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -108,8 +109,10 @@ final class RequestGate implements Handler {
     @Override
     public void handle(ServerRequest req, ServerResponse res) {
         if (watchdog.refuseEnded(req.remotePeer().address())) {
-            // bytes that followed an answer with "Connection: close" (e.g. a refused body): never a request
-            return;
+            // Bytes that followed an answer with "Connection: close" (e.g. a refused body): never a request.
+            // Helidon ends the connection quietly on this exception; a handler that just returned would make
+            // it log a WARNING naming the request's path, one per connection for anyone, without a limit.
+            throw new CloseConnectionException("http: a request after an answer that ended its connection");
         }
         Reply reply;
         Facts facts = new Facts();
