@@ -15,11 +15,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,55 +39,6 @@ class HostileClientsOverHttpTest {
     private static final String STOP = "/v1/instances/mc-0001/stop";
     private static final String STOP_BODY = "{\"timeoutSeconds\":5}";
 
-
-    /**
-     * Bytes pipelined behind an answer that ended the connection are never served, and never logged
-     * either: Helidon logs a WARNING with the request's path for a handler that neither answers nor ends
-     * the connection, which gave anyone one unlimited log line of their choosing per connection.
-     */
-    @Test
-    void aRequestAfterAnAnswerThatEndedTheConnectionLeavesNoWarningInTheLog() throws Exception {
-        java.util.logging.Logger helidon = java.util.logging.Logger.getLogger("io.helidon.webserver");
-        java.util.logging.Logger connections = java.util.logging.Logger.getLogger("io.helidon.webserver.ConnectionHandler");
-        List<String> warnings = Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
-        java.util.logging.Handler watch = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
-                    warnings.add(r.getLoggerName() + ": " + r.getMessage());
-                }
-                if (r.getMessage() != null && r.getMessage().contains("socket closed")) {
-                    closed.countDown(); // Helidon's last word on a connection, after everything it logs for it
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Level before = connections.getLevel();
-        helidon.addHandler(watch);
-        connections.setLevel(java.util.logging.Level.FINE);
-        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
-            String path = "/" + "a".repeat(2000);
-            s.getOutputStream().write(("GET /v1/health HTTP/1.1\r\nHost: a\r\n\r\nGET " + path
-                    + " HTTP/1.1\r\nHost: a\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            RawHttp.Response r = RawHttp.read(s.getInputStream());
-            assertEquals(401, r.status(), r.text());
-            assertEquals(-1, s.getInputStream().read(), "the connection stayed open after an unsigned request");
-            assertTrue(closed.await(20, TimeUnit.SECONDS), "Helidon never finished with the connection");
-            assertEquals(List.of(), f.ops.calls);
-        } finally {
-            helidon.removeHandler(watch);
-            connections.setLevel(before);
-        }
-        assertEquals(List.of(), warnings, "a client's bytes made the agent log a warning");
-    }
     @TempDir
     Path dir;
 
@@ -374,5 +330,54 @@ class HostileClientsOverHttpTest {
             }
         }
         return null;
+    }
+
+    /**
+     * Bytes pipelined behind an answer that ended the connection are never served, and never logged
+     * either: Helidon logs a WARNING with the request's path for a handler that neither answers nor ends
+     * the connection, which gave anyone one unlimited log line of their choosing per connection.
+     */
+    @Test
+    void aRequestAfterAnAnswerThatEndedTheConnectionLeavesNoWarningInTheLog() throws Exception {
+        Logger helidon = Logger.getLogger("io.helidon.webserver");
+        Logger connections = Logger.getLogger("io.helidon.webserver.ConnectionHandler");
+        List<String> warnings = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch closed = new CountDownLatch(1);
+        Handler watch = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r.getLoggerName() + ": " + r.getMessage());
+                }
+                if (r.getMessage() != null && r.getMessage().contains("socket closed")) {
+                    closed.countDown(); // Helidon's last word on a connection, after everything it logs for it
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Level before = connections.getLevel();
+        helidon.addHandler(watch);
+        connections.setLevel(Level.FINE);
+        try (ServerFixture f = ServerFixture.start(dir); Socket s = RawHttp.connect(f.port)) {
+            String path = "/" + "a".repeat(2000);
+            s.getOutputStream().write(("GET /v1/health HTTP/1.1\r\nHost: a\r\n\r\nGET " + path
+                    + " HTTP/1.1\r\nHost: a\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            RawHttp.Response r = RawHttp.read(s.getInputStream());
+            assertEquals(401, r.status(), r.text());
+            assertEquals(-1, s.getInputStream().read(), "the connection stayed open after an unsigned request");
+            assertTrue(closed.await(20, TimeUnit.SECONDS), "Helidon never finished with the connection");
+            assertEquals(List.of(), f.ops.calls);
+        } finally {
+            helidon.removeHandler(watch);
+            connections.setLevel(before);
+        }
+        assertEquals(List.of(), warnings, "a client's bytes made the agent log a warning");
     }
 }

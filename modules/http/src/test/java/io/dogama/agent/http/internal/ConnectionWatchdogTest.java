@@ -15,10 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /** Which connection makes room when the last slot is taken, on real loopback sockets. */
 class ConnectionWatchdogTest {
-    private static final int SLOTS = 3;
     private final List<SocketChannel> opened = new ArrayList<>();
     private ServerSocketChannel server;
-    private ConnectionWatchdog watchdog;
+    private final ConnectionWatchdog watchdog = new ConnectionWatchdog(Duration.ofMinutes(10), 4);
 
     @AfterEach
     void close() throws Exception {
@@ -28,9 +27,7 @@ class ConnectionWatchdogTest {
         if (server != null) {
             server.close();
         }
-        if (watchdog != null) {
-            watchdog.close();
-        }
+        watchdog.close();
     }
 
     /** @return the server's side of a new loopback connection, after the watchdog was told of it */
@@ -46,27 +43,18 @@ class ConnectionWatchdogTest {
     }
 
     @Test
-    void aConnectionWhoseRequestIsBeingWorkedOnIsNotEvictedBeforeItIsTrusted() throws Exception {
-        watchdog = new ConnectionWatchdog(Duration.ofMinutes(10), SLOTS);
+    void aConnectionWhoseRequestIsBeingWorkedOnStaysAsATrustedOneDoesAndTheOldestIdleOneMakesRoom()
+            throws Exception {
+        SocketChannel trusted = accept();
+        watchdog.authenticated(trusted.getRemoteAddress());
         SocketChannel signed = accept();
         // Its request is read; authentication is waiting for the nonce's force, so it is not trusted yet.
         watchdog.working(signed.getRemoteAddress());
         SocketChannel idle = accept();
-        SocketChannel third = accept(); // the last slot: the oldest connection not being worked on goes
+        SocketChannel last = accept(); // the last slot: the oldest connection neither trusted nor worked on goes
+        assertTrue(trusted.isOpen(), "a trusted connection was evicted");
         assertTrue(signed.isOpen(), "a connection was evicted while the agent worked on its request");
         assertFalse(idle.isOpen(), "the oldest idle unauthenticated connection should have made room");
-        assertTrue(third.isOpen());
-    }
-
-    @Test
-    void theOldestUntrustedConnectionMakesRoomAndTrustedOnesStay() throws Exception {
-        watchdog = new ConnectionWatchdog(Duration.ofMinutes(10), SLOTS);
-        SocketChannel trusted = accept();
-        watchdog.authenticated(trusted.getRemoteAddress());
-        SocketChannel first = accept();
-        SocketChannel second = accept();
-        assertTrue(trusted.isOpen());
-        assertFalse(first.isOpen());
-        assertTrue(second.isOpen());
+        assertTrue(last.isOpen());
     }
 }
