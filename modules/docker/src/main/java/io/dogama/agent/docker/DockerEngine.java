@@ -163,7 +163,10 @@ public interface DockerEngine extends AutoCloseable {
      * Looks up the networks a container is to be made in, in order. Engine 20.10 creates a container
      * whose network mode names a missing network, and answers 200 to connecting a created container to
      * one: so every network is looked up before a create, and the further ones are connected by the ID
-     * found.
+     * found. The engine answers a name it does not know with a network whose ID begins with it: only
+     * an answer that names the network asked for counts. (It resolves the names a container was made
+     * with again at each start, by the same rule, whatever form the create gave them in; the policy
+     * therefore never approves a name that can be the start of an ID.)
      *
      * @param names network names
      * @return the networks, in the order of {@code names}
@@ -173,7 +176,7 @@ public interface DockerEngine extends AutoCloseable {
     default List<NetworkInfo> lookUpNetworks(List<String> names) throws DockerException {
         List<NetworkInfo> found = new ArrayList<>(names.size());
         for (String name : names) {
-            found.add(inspectNetwork(name)
+            found.add(inspectNetwork(name).filter(n -> n.name().equals(name))
                     .orElseThrow(() -> new DockerNotFoundException("create container: network not found")));
         }
         return List.copyOf(found);

@@ -230,6 +230,19 @@ class DockerEngineIntegrationTest {
     }
 
     @Test
+    void aNameTheEngineKnowsOnlyAsTheStartOfAnotherNetworksIdIsNotFound() throws DockerException {
+        String prefix = engine.inspectNetwork(internalNetwork).orElseThrow().id().substring(0, 12);
+        // the engine's own answer: the missing name resolves to the network whose ID begins with it
+        assertEquals(internalNetwork, engine.inspectNetwork(prefix).orElseThrow().name());
+        assertThrows(DockerNotFoundException.class, () -> engine.lookUpNetworks(List.of(network, prefix)));
+        for (List<String> networks : List.of(List.of(prefix), List.of(network, prefix))) {
+            ContainerSpec s = spec(Optional.empty(), List.of(), networks, List.of());
+            assertThrows(DockerNotFoundException.class, () -> engine.createContainer(s));
+            assertEquals("", TestDocker.cli("ps", "-aq", "--filter", "name=^" + s.name() + "$"));
+        }
+    }
+
+    @Test
     void startStopAreIdempotentThrough304() throws DockerException {
         String id = engine.createContainer(simple());
         engine.startContainer(id);

@@ -152,7 +152,10 @@ public final class Rules {
     // --- networks (SPEC 8.7) ---
     /** No network requested. */
     public static final String MISSING_NETWORK = "missing_network";
-    /** A network not in the administrator's approved list (host, none, bridge, container:* never are). */
+    /**
+     * A network not in the administrator's approved list (host, none, bridge, container:* never are, nor a
+     * name of lower-case hex digits alone, which the engine may resolve to another network by its ID).
+     */
     public static final String NETWORK_NOT_APPROVED = "network_not_approved";
     /** An approved network the template does not allow. */
     public static final String NETWORK_NOT_ALLOWED = "network_not_allowed";

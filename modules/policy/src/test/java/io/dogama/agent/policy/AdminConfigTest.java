@@ -161,10 +161,10 @@ class AdminConfigTest {
     @Test
     void networksAreANonEmptyListOfApprovableNames() {
         assertRefused("networks: empty", c -> c.put("networks", list()));
-        for (String n : List.of("host", "none", "bridge", "default", "container:x", "HOST", "bad name")) {
+        for (String n : List.of("host", "none", "bridge", "default", "container:x", "HOST", "bad name", "db", "cafe")) {
             assertRefused("networks[0]: network_not_approved", c -> c.put("networks", list(n)));
         }
-        assertRefused("networks[1]: duplicate_network", c -> c.put("networks", list("a", "a")));
+        assertRefused("networks[1]: duplicate_network", c -> c.put("networks", list("n", "n")));
     }
 
     @Test

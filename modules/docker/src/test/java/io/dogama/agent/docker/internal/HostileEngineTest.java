@@ -508,7 +508,9 @@ class HostileEngineTest {
         String netId = "d".repeat(64);
         fake = new FakeEngine(dir.resolve("engine2.sock"), (r, out, in) -> {
             if (r.target().startsWith("/v1.41/networks/") && r.method().equals("GET")) {
-                return FakeEngine.json(out, 200, "{\"Id\":\"" + netId + "\",\"Name\":\"n\",\"Driver\":\"bridge\"}");
+                String name = r.target().substring("/v1.41/networks/".length());
+                return FakeEngine.json(out, 200,
+                        "{\"Id\":\"" + netId + "\",\"Name\":\"" + name + "\",\"Driver\":\"bridge\"}");
             }
             if (r.target().startsWith("/v1.41/containers/create?name=dogama-x")) {
                 return FakeEngine.json(out, 201, "{\"Id\":\"" + id + "\",\"Warnings\":[]}");

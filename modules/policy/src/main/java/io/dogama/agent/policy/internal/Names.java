@@ -25,18 +25,27 @@ public final class Names {
             "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
     private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
     private static final Set<String> FORBIDDEN_NETWORKS = Set.of("host", "none", "bridge", "default");
+    /**
+     * What the engine may take for the start of a network ID (lower-case hex, as its IDs are): it answers
+     * a name it does not know with the network whose ID begins with it, at a create and at every start.
+     */
+    private static final Pattern ID_PREFIX = Pattern.compile("[0-9a-f]+");
 
     private Names() {
     }
 
     /**
      * @param name a network name
-     * @return true for {@code host}, {@code none}, {@code bridge}, {@code default} (any case) and
-     *         {@code container:*}: never approvable
+     * @return true for {@code host}, {@code none}, {@code bridge}, {@code default} (any case),
+     *         {@code container:*}, and a name of lower-case hex digits alone (such as {@code db} or
+     *         {@code cafe}): never approvable. Whenever no network has that name (not yet created, or
+     *         removed while a container still names it), engine 20.10 resolves it to any network whose
+     *         ID begins with it, at the create and at each later start.
      */
     public static boolean isForbiddenNetwork(String name) {
         String n = name.toLowerCase(Locale.ROOT);
-        return FORBIDDEN_NETWORKS.contains(n) || n.startsWith("container:") || n.contains(":");
+        return FORBIDDEN_NETWORKS.contains(n) || n.startsWith("container:") || n.contains(":")
+                || ID_PREFIX.matcher(name).matches();
     }
 
     /**

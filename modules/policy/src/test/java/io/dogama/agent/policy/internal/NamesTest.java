@@ -42,6 +42,17 @@ class NamesTest {
     }
 
     @Test
+    void aNameTheEngineCouldTakeForTheStartOfANetworkIdIsNeverApprovable() {
+        for (String n : List.of("db", "cafe", "a", "0", "2024", "0123456789abcdef".repeat(3))) {
+            assertTrue(Names.isForbiddenNetwork(n), n);
+        }
+        // IDs are lower-case hex: one other character and no ID can begin with the name
+        for (String n : List.of("db1x", "DB", "Cafe", "cafe-net", "db_", "g")) {
+            assertFalse(Names.isForbiddenNetwork(n), n);
+        }
+    }
+
+    @Test
     void theCanonicalFormRefusesUnpairedSurrogates() {
         assertThrows(IllegalArgumentException.class, () -> Canonical.json("a\ud800"));
         assertThrows(IllegalArgumentException.class, () -> Canonical.json("\udc00"));
