@@ -44,14 +44,38 @@ final class Approvals {
     /** Rule name: the template's image is neither local nor pullable by its pinned digest. */
     static final String RULE_IMAGE_UNAVAILABLE = "image_unavailable";
 
+    /**
+     * Listings of the running containers at once: one. A listing names every container on the host, the
+     * agent's own and anyone else's, with all their labels: up to the engine client's body limit, read
+     * whole and parsed, many times the heap a request otherwise takes. Requests that need one at the same
+     * time share it ({@link SharedCall}), so concurrent creates and port checks cannot fill the heap.
+     */
+    static final int PORT_LISTINGS = 1;
+
     private final DockerEngine docker;
     private final Registry registry;
     private final PlanPolicy policy;
+    private final SharedCall<Set<HostPort>> published;
 
     Approvals(DockerEngine docker, Registry registry, PlanPolicy policy) {
         this.docker = docker;
         this.registry = registry;
         this.policy = policy;
+        this.published = new SharedCall<>("dogama-port-listing-", PORT_LISTINGS,
+                () -> Set.copyOf(docker.publishedHostPorts()));
+    }
+
+    /**
+     * @return the host ports running containers publish, from a listing that began after this call
+     * @throws DockerException on an engine failure
+     */
+    Set<HostPort> publishedHostPorts() throws DockerException {
+        return published.get();
+    }
+
+    /** @return requests waiting for the next listing, for tests */
+    int listingsWaiting() {
+        return published.waitingForNext();
     }
 
 
@@ -120,7 +144,7 @@ final class Approvals {
      * @throws RegistryException if the registry failed
      */
     ValidationContext context(Collection<String> own) throws DockerException, RegistryException {
-        Set<HostPort> published = new HashSet<>(docker.publishedHostPorts());
+        Set<HostPort> published = new HashSet<>(publishedHostPorts());
         for (String id : own) {
             Optional<ContainerInfo> c = docker.inspectContainer(id);
             if (c.isPresent() && c.get().state().running()) {

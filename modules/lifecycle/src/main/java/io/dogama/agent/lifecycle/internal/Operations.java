@@ -58,7 +58,14 @@ final class Operations implements AgentOperations {
     private final Runs runs;
     private final Replaces replaces;
     private final Deletes deletes;
-    private final SharedPing pings;
+    /**
+     * Pings at once: one ping at a time would make health latency-bound (each check waits for a whole
+     * ping that starts after the one running), a few overlap that wait while the engine still sees a
+     * bounded number of pings.
+     */
+    static final int HEALTH_PINGS = 4;
+
+    private final SharedCall<Boolean> pings;
     /** Instance IDs with a mutating operation in flight; bounded by the requests running at once. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
@@ -73,7 +80,10 @@ final class Operations implements AgentOperations {
         this.runs = new Runs(docker, ids, mounts);
         this.replaces = new Replaces(docker, approvals, ids, mounts, faults);
         this.deletes = new Deletes(ids, faults);
-        this.pings = new SharedPing(docker::ping);
+        this.pings = new SharedCall<>("dogama-health-ping-", HEALTH_PINGS, () -> {
+            docker.ping();
+            return Boolean.TRUE;
+        });
     }
 
     /**
@@ -258,7 +268,7 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<List<PortAvailability>> checkPorts(List<HostPort> bindings) {
         return read("check-ports", () -> {
-            List<HostPort> taken = new ArrayList<>(docker.publishedHostPorts());
+            List<HostPort> taken = new ArrayList<>(approvals.publishedHostPorts());
             for (Lookup l : registry.all()) {
                 if (l instanceof Lookup.Found f) {
                     taken.addAll(Approvals.bindings(f.record().canonicalPlan()));
@@ -294,7 +304,7 @@ final class Operations implements AgentOperations {
     @Override
     public Outcome<Health> health(long arrivedNanos) {
         try {
-            pings.ping(arrivedNanos);
+            pings.get(arrivedNanos);
             return Outcome.ok(Health.OK);
         } catch (DockerException e) {
             LOG.log(System.Logger.Level.DEBUG, "lifecycle: health: {0}", Problems.kind(e));

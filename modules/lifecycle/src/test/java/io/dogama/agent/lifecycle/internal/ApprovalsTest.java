@@ -27,13 +27,19 @@ import io.dogama.agent.policy.Template;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +70,48 @@ class ApprovalsTest {
         engine.release.countDown();
         engine.networkRelease.countDown();
         h.close();
+    }
+
+    @Test
+    void concurrentApprovalsAndPortChecksReadOneListingOfTheHostsContainersAtATime() throws Exception {
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        engine.listingRelease = new CountDownLatch(1);
+        List<Plan> plans = new ArrayList<>();
+        for (String s : List.of("a", "b", "c")) {
+            plans.add(parse(h.plan(h.newId(), h.source(s), Harness.port(), "hi")));
+        }
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            List<Future<?>> requests = new ArrayList<>();
+            requests.add(pool.submit(() -> approvals.publishedHostPorts()));
+            awaitTrue(() -> engine.listings.get() == 1, "the first listing never began");
+            for (Plan p : plans) {
+                requests.add(pool.submit(() -> approvals.approveCreate(p)));
+                requests.add(pool.submit(() -> approvals.publishedHostPorts()));
+            }
+            // Six requests wait for the listing that begins once the running one ends: none runs its own.
+            awaitTrue(() -> approvals.listingsWaiting() == 6, "the requests did not wait for one shared listing");
+            assertEquals(1, engine.listings.get(), "a second listing ran beside the first");
+            engine.listingRelease.countDown();
+            for (Future<?> r : requests) {
+                r.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            }
+            assertEquals(2, engine.listings.get(), "seven requests, two listings");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Waits (bounded) until {@code condition} holds. */
+    private static void awaitTrue(BooleanSupplier condition, String failure) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure);
+            }
+            Thread.onSpinWait();
+        }
     }
 
     @Test
@@ -259,6 +307,9 @@ class ApprovalsTest {
         final List<String> networkLookups = new CopyOnWriteArrayList<>();
         final CountDownLatch networkStarted = new CountDownLatch(1);
         final CountDownLatch networkRelease = new CountDownLatch(1);
+        /** When set, each port listing waits for it; {@link #listings} counts the listings begun. */
+        volatile CountDownLatch listingRelease;
+        final AtomicInteger listings = new AtomicInteger();
         volatile boolean portsAwaitImage;
         volatile boolean portsAwaitNetwork;
         /** When set, the demo image is not local and a pull of this reference is what brings it. */
@@ -296,7 +347,12 @@ class ApprovalsTest {
 
         @Override
         public Set<HostPort> publishedHostPorts() throws DockerException {
+            listings.incrementAndGet();
             try {
+                CountDownLatch gate = listingRelease;
+                if (gate != null && !gate.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the port listing was never released");
+                }
                 if (portsAwaitImage && !imageStarted.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
                     throw new AssertionError("the port listing ran and the image look-up had not begun");
                 }

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Health checks share pings, and each answer reflects a ping that began after its check arrived. */
-class SharedPingTest {
+/** Requests share engine calls, and each answer comes from a call that began after its request arrived. */
+class SharedCallTest {
     private static final long WAIT_SECONDS = 10;
 
     /** The clock pings are stamped with: each check below arrives at the time it is given. */
@@ -34,14 +34,14 @@ class SharedPingTest {
     }
 
     /** A pinger whose pings block until released, one latch per ping, failing when told to. */
-    private static final class ControlledEngine implements SharedPing.Pinger {
+    private static final class ControlledEngine implements SharedCall.Call<Integer> {
         final LinkedBlockingQueue<CountDownLatch> started = new LinkedBlockingQueue<>();
         final AtomicInteger pings = new AtomicInteger();
         volatile boolean fail;
 
         @Override
-        public void ping() throws DockerException {
-            pings.incrementAndGet();
+        public Integer call() throws DockerException {
+            int mine = pings.incrementAndGet();
             CountDownLatch release = new CountDownLatch(1);
             started.add(release);
             try {
@@ -55,6 +55,7 @@ class SharedPingTest {
             if (fail) {
                 throw new DockerUnavailableException("test engine down");
             }
+            return mine;
         }
 
         CountDownLatch nextStarted() throws InterruptedException {
@@ -69,7 +70,7 @@ class SharedPingTest {
     @Test
     void checksArrivingDuringAPingShareTheNextOneNotTheRunningOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 1, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 1, engine, now::get);
         Future<?> first = pool.submit(() -> call(shared));
         CountDownLatch pingA = engine.nextStarted();
         // Ten checks arrive while ping A runs: none may be answered by A.
@@ -86,7 +87,7 @@ class SharedPingTest {
     @Test
     void upToMaxPingsRunAtOnceAndLaterChecksWaitForAFreshOne() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 2, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 2, engine, now::get);
         Future<?> first = pool.submit(() -> call(shared));
         CountDownLatch pingA = engine.nextStarted();
         Future<?> second = pool.submit(() -> call(shared));
@@ -104,7 +105,7 @@ class SharedPingTest {
     }
 
     /** Submits {@code n} checks and returns once all of them wait for a ping. */
-    private List<Future<?>> parkedChecks(int n, SharedPing shared) throws Exception {
+    private List<Future<?>> parkedChecks(int n, SharedCall<Integer> shared) throws Exception {
         List<Future<?>> checks = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             checks.add(pool.submit(() -> call(shared)));
@@ -128,7 +129,7 @@ class SharedPingTest {
     @Test
     void aFailedPingFailsEveryCheckItServes() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 1, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 1, engine, now::get);
         Future<?> first = pool.submit(() -> call(shared));
         CountDownLatch pingA = engine.nextStarted();
         Future<Boolean> second = pool.submit(() -> fails(shared));
@@ -151,7 +152,7 @@ class SharedPingTest {
     @Test
     void aFinishedPingThatBeganAfterACheckArrivedAnswersItWithoutAnotherPing() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 2, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 2, engine, now::get);
         now.set(200);
         Future<?> first = pool.submit(() -> arriving(shared, 200));
         engine.nextStarted().countDown(); // ping A, stamped 200, answers
@@ -170,7 +171,7 @@ class SharedPingTest {
     @Test
     void aRunningPingThatBeganAfterACheckArrivedAnswersItAndAnEarlierOneCannot() throws Exception {
         ControlledEngine engine = new ControlledEngine();
-        SharedPing shared = new SharedPing(engine, 3, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 3, engine, now::get);
         now.set(200);
         Future<?> first = pool.submit(() -> arriving(shared, 200));
         CountDownLatch pingA = engine.nextStarted(); // A, stamped 200, runs
@@ -191,7 +192,7 @@ class SharedPingTest {
     void aFailedPingAnswersChecksThatArrivedBeforeItBeganAndNoLaterOnes() throws Exception {
         ControlledEngine engine = new ControlledEngine();
         engine.fail = true;
-        SharedPing shared = new SharedPing(engine, 1, now::get);
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 1, engine, now::get);
         now.set(200);
         Future<Boolean> first = pool.submit(() -> failsArriving(shared, 200));
         engine.nextStarted().countDown();
@@ -208,20 +209,43 @@ class SharedPingTest {
 
     @Test
     void aLoneCheckThatFindsTheEngineDownIsRefused() {
-        SharedPing shared = new SharedPing(() -> {
+        SharedCall<Integer> shared = new SharedCall<>("test-ping-", 1, () -> {
             throw new DockerUnavailableException("test engine down");
         });
-        assertThrows(DockerUnavailableException.class, () -> shared.ping(System.nanoTime()));
+        assertThrows(DockerUnavailableException.class, shared::get);
     }
 
-    private static Void arriving(SharedPing shared, long arrived) throws DockerException {
-        shared.ping(arrived);
+    @Test
+    void requestsThatShareACallGetItsAnswerAndAtMostMaxCallsRunAtOnce() throws Exception {
+        ControlledEngine engine = new ControlledEngine();
+        SharedCall<Integer> shared = new SharedCall<>("test-listing-", 1, engine, now::get);
+        Future<Integer> first = pool.submit(() -> shared.get(now.incrementAndGet()));
+        CountDownLatch callA = engine.nextStarted();
+        // Eight requests arrive while call A runs: they wait for one call B, started only once A ended.
+        List<Future<Integer>> later = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            long arrived = now.incrementAndGet();
+            later.add(pool.submit(() -> shared.get(arrived)));
+        }
+        waitUntilParked(8, shared);
+        assertEquals(1, engine.pings.get(), "a second call ran beside the first");
+        callA.countDown();
+        assertEquals(1, first.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        engine.nextStarted().countDown();
+        for (Future<Integer> f : later) {
+            assertEquals(2, f.get(WAIT_SECONDS, TimeUnit.SECONDS), "not the answer of the call after its arrival");
+        }
+        assertEquals(2, engine.pings.get(), "nine requests, two calls");
+    }
+
+    private static Void arriving(SharedCall<Integer> shared, long arrived) throws DockerException {
+        shared.get(arrived);
         return null;
     }
 
-    private static boolean failsArriving(SharedPing shared, long arrived) {
+    private static boolean failsArriving(SharedCall<Integer> shared, long arrived) {
         try {
-            shared.ping(arrived);
+            shared.get(arrived);
             return false;
         } catch (DockerException e) {
             return true;
@@ -229,16 +253,16 @@ class SharedPingTest {
     }
 
     /** A check that arrives now, after every ping that began before this call. */
-    private Void call(SharedPing shared) throws DockerException {
+    private Void call(SharedCall<Integer> shared) throws DockerException {
         return arriving(shared, now.incrementAndGet());
     }
 
-    private boolean fails(SharedPing shared) {
+    private boolean fails(SharedCall<Integer> shared) {
         return failsArriving(shared, now.incrementAndGet());
     }
 
     /** Waits (bounded) until {@code n} checks wait for the next ping. */
-    private static void waitUntilParked(int n, SharedPing shared) {
+    private static void waitUntilParked(int n, SharedCall<Integer> shared) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (shared.waitingForNext() < n) {
             if (System.nanoTime() > deadline) {
