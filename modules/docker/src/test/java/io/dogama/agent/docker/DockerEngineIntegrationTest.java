@@ -31,6 +31,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Every operation against the real engine, including its 404, 409 and 304 answers. */
 class DockerEngineIntegrationTest {
@@ -131,6 +132,20 @@ class DockerEngineIntegrationTest {
         assertEquals(demoId, engine.inspectImage(demoId).orElseThrow().id());
         assertEquals(Optional.empty(), engine.inspectImage("dogama/no-such-image:1"));
         assertEquals(Optional.empty(), engine.inspectImage("sha256:" + "0".repeat(64)));
+    }
+
+    @Test
+    void anImagesDeclaredVolumesAreReported(@TempDir Path context) throws Exception {
+        assertEquals(List.of(), engine.inspectImage(demoId).orElseThrow().volumes());
+        Files.writeString(context.resolve("Dockerfile"), "FROM " + demoId + "\nVOLUME /var/lib/x /data/\n");
+        String tag = TestDocker.randomName() + ":1";
+        TestDocker.cli("build", "-q", "-t", tag, context.toString());
+        try {
+            assertEquals(List.of("/data/", "/var/lib/x"),
+                    engine.inspectImage(tag).orElseThrow().volumes().stream().sorted().toList());
+        } finally {
+            TestDocker.tryRun(TestDocker.dockerCli(), "rmi", tag);
+        }
     }
 
     @Test

@@ -93,7 +93,9 @@ public final class PlanPolicy {
     /**
      * Phase two: the image the template's reference resolved to must be the pinned one (its local
      * ID equals the template's {@code imageId}, and a repo digest of the same repository equals its
-     * {@code manifestDigest}, whichever the template pins), else {@code image_substituted}. When the
+     * {@code manifestDigest}, whichever the template pins), else {@code image_substituted}; each of its
+     * declared volumes must be a plan mount's target or a template tmpfs, else
+     * {@code image_volume_uncovered}. When the
      * administrator forbids root and the plan has no user, the image's USER must be a numeric
      * non-zero UID, else {@code root_user_forbidden}. Then builds the container spec; its image is the
      * resolved image ID, so Docker runs exactly the image that was checked.

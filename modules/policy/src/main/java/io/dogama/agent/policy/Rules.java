@@ -38,6 +38,12 @@ public final class Rules {
     public static final String IMAGE_MISMATCH = "image_mismatch";
     /** The reference resolved to another image than the pinned one. */
     public static final String IMAGE_SUBSTITUTED = "image_substituted";
+    /**
+     * The image declares a volume ({@code VOLUME}) at a path that neither a plan mount nor a template tmpfs
+     * covers: the engine would make an anonymous volume there (SPEC 8: mounts only as validated bind mounts
+     * and the template's tmpfs), which outlives the container.
+     */
+    public static final String IMAGE_VOLUME_UNCOVERED = "image_volume_uncovered";
     /** A command was given and differs from the template's. */
     public static final String COMMAND_MISMATCH = "command_mismatch";
     /** An entrypoint was given and differs from the template's. */

@@ -109,7 +109,7 @@ final class Fixture implements AutoCloseable {
     }
 
     static ImageFacts demoImage() {
-        return new ImageFacts(DEMO_IMAGE_ID, List.of(), "65534:65534");
+        return new ImageFacts(DEMO_IMAGE_ID, List.of(), "65534:65534", List.of());
     }
 
     static byte[] json(Object value) {

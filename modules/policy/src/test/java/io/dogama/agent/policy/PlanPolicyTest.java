@@ -177,9 +177,9 @@ class PlanPolicyTest {
         @Test
         void anotherImageUnderTheSameReferenceIsSubstituted() {
             String other = "sha256:" + "1".repeat(64);
-            assertOnly(approve(new ImageFacts(other, List.of(), "65534:65534")),
+            assertOnly(approve(new ImageFacts(other, List.of(), "65534:65534", List.of())),
                     new Violation("image", Rules.IMAGE_SUBSTITUTED));
-            assertOnly(approve(new ImageFacts("not-an-id", List.of(), "65534:65534")),
+            assertOnly(approve(new ImageFacts("not-an-id", List.of(), "65534:65534", List.of())),
                     new Violation("image", Rules.IMAGE_SUBSTITUTED));
         }
 
@@ -195,14 +195,14 @@ class PlanPolicyTest {
             ValidatedPlan v = ok(p.validate(json(plan), ValidationContext.EMPTY));
             String anyId = "sha256:" + "2".repeat(64);
             ApprovedPlan a = ok(p.approve(v, new ImageFacts(anyId,
-                    List.of("127.0.0.1:5000/dogama/demo-http@" + digest), "65534")));
+                    List.of("127.0.0.1:5000/dogama/demo-http@" + digest), "65534", List.of())));
             assertEquals(anyId, a.spec().image(), "the spec runs the image ID that carried the digest");
             assertOnly(p.approve(v, new ImageFacts(anyId,
-                    List.of("127.0.0.1:5000/dogama/demo-http@sha256:" + "e".repeat(64)), "65534")),
+                    List.of("127.0.0.1:5000/dogama/demo-http@sha256:" + "e".repeat(64)), "65534", List.of())),
                     new Violation("image", Rules.IMAGE_SUBSTITUTED));
-            assertOnly(p.approve(v, new ImageFacts(anyId, List.of("127.0.0.1:5000/evil/other@" + digest), "65534")),
+            assertOnly(p.approve(v, new ImageFacts(anyId, List.of("127.0.0.1:5000/evil/other@" + digest), "65534", List.of())),
                     new Violation("image", Rules.IMAGE_SUBSTITUTED));
-            assertOnly(p.approve(v, new ImageFacts(anyId, List.of(), "65534")),
+            assertOnly(p.approve(v, new ImageFacts(anyId, List.of(), "65534", List.of())),
                     new Violation("image", Rules.IMAGE_SUBSTITUTED));
         }
 
@@ -869,21 +869,33 @@ class PlanPolicyTest {
         void withoutAUserTheImagesUserMustNotBeRoot() throws Exception {
             plan.remove("user");
             ok(approve(Fixture.demoImage()));
-            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:1000")));
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:1000", List.of())));
             for (String imageUser : List.of("", "0:0", "00:0", "1000:0", "0:1000")) {
-                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser, List.of())),
                         new Violation("user", Rules.ROOT_USER_FORBIDDEN));
             }
             // A name, or a bare UID's group, is decided by the image's own files: root, or any group.
             for (String imageUser : List.of("root", "0", "00")) {
-                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser, List.of())),
                         new Violation("user", Rules.ROOT_USER_FORBIDDEN), new Violation("user", Rules.FORBIDDEN_GROUP));
             }
             Map<String, Object> config = f.configMap();
             config.put("allowRootUser", true);
             policy = policyWith(config);
-            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "")));
-            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "0:0")));
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "", List.of())));
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "0:0", List.of())));
+        }
+
+        @Test
+        void anImageVolumeNoMountCoversIsRefusedBeforeTheEngineMakesAnAnonymousVolume() throws Exception {
+            // The plan mounts /data; the template gives /tmp a tmpfs.
+            for (List<String> covered : List.of(List.of("/data"), List.of("/data/", "/tmp"), List.of("/tmp/"))) {
+                ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "65534:65534", covered)));
+            }
+            for (List<String> uncovered : List.of(List.of("/var/lib/x"), List.of("/data", "/data/sub"), List.of("/"))) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "65534:65534", uncovered)),
+                        new Violation("image", Rules.IMAGE_VOLUME_UNCOVERED));
+            }
         }
 
         @Test
@@ -891,20 +903,20 @@ class PlanPolicyTest {
             plan.remove("user");
             int g = Fixture.SOCKET_GID;
             for (String imageUser : List.of("1000:" + g, g + ":1000")) {
-                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser, List.of())),
                         new Violation("user", Rules.FORBIDDEN_GROUP));
             }
             // A bare UID or a name leaves the group to the image's /etc/passwd: it may be root's or the socket's.
             for (String imageUser : List.of("1000", "nobody", "1000:nogroup")) {
-                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser)),
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser, List.of())),
                         new Violation("user", Rules.ROOT_USER_FORBIDDEN), new Violation("user", Rules.FORBIDDEN_GROUP));
             }
             Map<String, Object> config = f.configMap();
             config.put("allowRootUser", true);
             policy = policyWith(config);
-            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000")),
+            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000", List.of())),
                     new Violation("user", Rules.FORBIDDEN_GROUP));
-            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:" + g)),
+            assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "1000:" + g, List.of())),
                     new Violation("user", Rules.FORBIDDEN_GROUP));
         }
     }

@@ -83,7 +83,7 @@ class PolicyFuzzTest {
             assertEquals(v.planDigest(), PlanDigest.of(((Outcome.Ok<Plan>) again).value()));
             v.mounts().forEach(m -> assertBelowRoot(m.source()));
             Template t = v.template();
-            ImageFacts image = new ImageFacts(t.imageId().orElse(Fixture.DEMO_IMAGE_ID), List.of(), "65534:65534");
+            ImageFacts image = new ImageFacts(t.imageId().orElse(Fixture.DEMO_IMAGE_ID), List.of(), "65534:65534", List.of());
             if (policy.approve(v, image) instanceof Outcome.Ok<ApprovedPlan> approved) {
                 ContainerSpec spec = approved.value().spec();
                 spec.mounts().forEach(m -> assertBelowRoot(m.source()));

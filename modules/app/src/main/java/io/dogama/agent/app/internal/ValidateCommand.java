@@ -17,7 +17,8 @@ import java.nio.file.Path;
  * roots must exist here), labels, users, networks, and ports against the config's addresses and range.
  *
  * <p>Not checked offline (the agent checks them when the plan is sent): the image the reference resolves
- * to ({@code image_substituted}) and its USER when the plan omits {@code user}; ports Docker already
+ * to ({@code image_substituted}), its USER when the plan omits {@code user} and its VOLUMEs
+ * ({@code image_volume_uncovered}); ports Docker already
  * publishes and other registered instances' bindings ({@code port_conflict}); other registered
  * instances' mount sources ({@code source_overlaps_instance}).
  *
@@ -29,8 +30,8 @@ final class ValidateCommand {
     static final int VALID = 0;
     static final int REFUSED = 1;
     static final int USAGE = 2;
-    static final String NOT_CHECKED = "validate: not checked offline: the image digest (image_substituted) and the "
-            + "image's USER, ports Docker publishes and other instances' bindings (port_conflict), other "
+    static final String NOT_CHECKED = "validate: not checked offline: the image digest (image_substituted), the "
+            + "image's USER and VOLUMEs (image_volume_uncovered), ports Docker publishes and other instances' bindings (port_conflict), other "
             + "instances' mount sources (source_overlaps_instance)";
 
     private ValidateCommand() {

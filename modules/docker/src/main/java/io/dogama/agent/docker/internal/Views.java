@@ -26,7 +26,9 @@ final class Views {
     }
 
     static ImageInfo image(Tree t) throws DockerProtocolException {
-        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"), t.objOrEmpty("Config").str("User", ""));
+        Tree config = t.objOrEmpty("Config");
+        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"), config.str("User", ""),
+                List.copyOf(config.objectMap("Volumes").keySet()));
     }
 
     static NetworkInfo network(Tree t) throws DockerProtocolException {

@@ -425,7 +425,8 @@ final class Approvals {
         if (info.isEmpty()) {
             throw Abort.rejected("image", RULE_IMAGE_UNAVAILABLE);
         }
-        return new ImageResolution(new ImageFacts(info.get().id(), info.get().repoDigests(), info.get().user()), pulled);
+        return new ImageResolution(new ImageFacts(info.get().id(), info.get().repoDigests(), info.get().user(),
+                info.get().volumes()), pulled);
     }
 
     /** @return the reference without its tag and digest */

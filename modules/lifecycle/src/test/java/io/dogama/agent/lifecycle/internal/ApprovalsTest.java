@@ -334,7 +334,7 @@ class ApprovalsTest {
                         return Optional.empty();
                     }
                     ImageInfo demo = real.inspectImage(Harness.DEMO_IMAGE).orElseThrow();
-                    return Optional.of(new ImageInfo(demo.id(), List.of(pullAs), demo.user()));
+                    return Optional.of(new ImageInfo(demo.id(), List.of(pullAs), demo.user(), demo.volumes()));
                 }
                 return real.inspectImage(ref);
             } catch (InterruptedException e) {

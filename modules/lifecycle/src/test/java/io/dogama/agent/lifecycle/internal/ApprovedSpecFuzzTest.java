@@ -95,7 +95,7 @@ class ApprovedSpecFuzzTest {
             return;
         }
         String imageId = valid.value().template().imageId().orElse("sha256:" + "ab".repeat(32));
-        if (!(policy.approve(valid.value(), new ImageFacts(imageId, List.of(), "65534:65534"))
+        if (!(policy.approve(valid.value(), new ImageFacts(imageId, List.of(), "65534:65534", List.of()))
                 instanceof Outcome.Ok<ApprovedPlan> approved)) {
             return;
         }

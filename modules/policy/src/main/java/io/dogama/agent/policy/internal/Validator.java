@@ -478,6 +478,16 @@ public final class Validator {
         if (!same) {
             v.add(new Violation("image", Rules.IMAGE_SUBSTITUTED));
         }
+        Set<String> covered = new HashSet<>(t.tmpfs().keySet());
+        plan.mounts().forEach(m -> covered.add(m.target()));
+        for (String volume : facts.volumes()) {
+            // A Dockerfile's VOLUME keeps a trailing slash as written; the engine mounts at the clean path.
+            boolean slash = volume.length() > 1 && volume.endsWith("/");
+            if (!covered.contains(slash ? volume.substring(0, volume.length() - 1) : volume)) {
+                v.add(new Violation("image", Rules.IMAGE_VOLUME_UNCOVERED));
+                break;
+            }
+        }
         // With no user in the plan the image's USER applies, under the same rules as a plan's user.
         if (plan.user().isEmpty()) {
             NumericUser u = imageIds(facts.user());

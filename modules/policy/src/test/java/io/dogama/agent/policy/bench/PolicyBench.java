@@ -87,7 +87,7 @@ public class PolicyBench {
                 .replace("DATA", data.toString());
         planJson = demo.getBytes(StandardCharsets.UTF_8);
         plan = ((Outcome.Ok<Plan>) PlanParser.parse(planJson)).value();
-        image = new ImageFacts(IMAGE_ID, List.of(), "65534:65534");
+        image = new ImageFacts(IMAGE_ID, List.of(), "65534:65534", List.of());
         if (!(parseAndValidate() instanceof Outcome.Ok<ValidatedPlan>)) {
             throw new PolicyException("bench: the demo plan does not validate");
         }
