@@ -56,6 +56,8 @@ final class Approvals {
     private final Registry registry;
     private final PlanPolicy policy;
     private final SharedCall<Set<HostPort>> published;
+    /** Held while a plan's record is checked against the others and written: {@link #register}. */
+    private final Object registrations = new Object();
 
     Approvals(DockerEngine docker, Registry registry, PlanPolicy policy) {
         this.docker = docker;
@@ -153,6 +155,11 @@ final class Approvals {
                 }
             }
         }
+        return new ValidationContext(published, registeredBindings(), registeredSources());
+    }
+
+    /** @return the host bindings of every registered instance, current and, mid-replace, prior plan */
+    private Map<String, List<HostPort>> registeredBindings() throws RegistryException {
         Map<String, List<HostPort>> registered = new HashMap<>();
         for (Lookup l : registry.all()) {
             if (l instanceof Lookup.Found f) {
@@ -161,7 +168,37 @@ final class Approvals {
                 registered.put(f.record().instanceId(), b);
             }
         }
-        return new ValidationContext(published, registered, registeredSources());
+        return registered;
+    }
+
+    /** A registry write. */
+    @FunctionalInterface
+    interface Registration {
+        void write() throws Abort, RegistryException;
+    }
+
+    /**
+     * Writes the record that makes {@code plan}'s bind sources and host ports count against every other
+     * instance (a create's intent, a replace's), under one lock with a last validation against every other
+     * registered plan. The approval read them before its image look-up, which may have pulled for minutes:
+     * two requests for different instances could each have passed it before the other was written. Of two
+     * such plans the one written second is refused, as its validation would refuse it now. The ports the
+     * engine publishes were checked by the approval and are not listed again.
+     *
+     * @param plan        the approved plan
+     * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
+     * @param write       the write
+     * @throws Abort             {@code plan_rejected} or {@code port_conflict}, or the write's own
+     * @throws RegistryException if the registry failed
+     */
+    void register(Plan plan, String fieldPrefix, Registration write) throws Abort, RegistryException {
+        synchronized (registrations) {
+            ValidationContext now = new ValidationContext(Set.of(), registeredBindings(), registeredSources());
+            if (policy.validate(plan, now) instanceof Outcome.Failed<ValidatedPlan> f) {
+                throw Abort.of(prefixed(f, fieldPrefix));
+            }
+            write.write();
+        }
     }
 
     /** The engine may report an unset or wildcard address either way; both mean "all addresses". */

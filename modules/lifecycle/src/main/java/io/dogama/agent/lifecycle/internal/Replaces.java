@@ -84,7 +84,7 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(next, intent, false),
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(plan, next, intent, false),
                 faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
@@ -108,7 +108,7 @@ final class Replaces {
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
         return StepMachine.run(start, new StepMachine.Run("rollback of " + t.id(), t,
-                new Steps(null, null, searches(t.record())), faults));
+                new Steps(null, null, null, searches(t.record())), faults));
     }
 
     /**
@@ -134,7 +134,8 @@ final class Replaces {
      * container.
      */
     private final class Steps implements StepMachine.Actions {
-        /** The approved new plan; null for a recovery, which only rolls back. */
+        /** The new plan and its approval; null for a recovery, which only rolls back. */
+        private final Plan plan;
         private final ApprovedPlan next;
         /** The record the replace persists first; null for a recovery. */
         private final InstanceRecord intent;
@@ -147,7 +148,8 @@ final class Replaces {
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
-        Steps(ApprovedPlan next, InstanceRecord intent, boolean searchedAtStart) {
+        Steps(Plan plan, ApprovedPlan next, InstanceRecord intent, boolean searchedAtStart) {
+            this.plan = plan;
             this.next = next;
             this.intent = intent;
             this.searchedAtStart = searchedAtStart;
@@ -177,7 +179,8 @@ final class Replaces {
         @Override
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
-                case REPLACE_PERSIST_INTENT -> run.fire(r -> intent, Event.REPLACE);
+                case REPLACE_PERSIST_INTENT ->
+                        approvals.register(plan, "plan.", () -> run.fire(r -> intent, Event.REPLACE));
                 case REPLACE_STOP_OLD -> docker.stopContainer(prior(run).containerId().orElseThrow(),
                         Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
                 case REPLACE_RENAME_OLD -> docker.renameContainer(prior(run).containerId().orElseThrow(),

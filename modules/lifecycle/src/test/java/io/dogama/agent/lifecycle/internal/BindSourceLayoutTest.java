@@ -15,6 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * before every start, restart and replace; and Docker is given the resolved real path.
  */
 class BindSourceLayoutTest {
+    /** Longest any step of a test may wait for another. */
+    private static final long WAIT_SECONDS = 30;
+
     private Harness h;
 
     @BeforeEach
@@ -65,6 +73,58 @@ class BindSourceLayoutTest {
         // Once a's registration ends, its folder is free.
         ok(h.ops.delete(a));
         ok(h.ops.replace(b, bytes(replaceBody(h.plan(b, inside, portB, "three"), 1))));
+    }
+
+    @Test
+    void ofTwoOverlappingPlansValidatedBeforeEitherWasRegisteredOnlyTheFirstWrittenIsKept() throws Exception {
+        String a = h.newId();
+        String b = h.newId();
+        String c = h.newId();
+        Path srcA = h.source("a");
+        Path inside = Files.createDirectory(srcA.resolve("inside"));
+        Path srcC = h.source("c");
+        int portC = Harness.port();
+        ok(h.ops.create(bytes(h.plan(c, srcC, portC, "one"))));
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            for (boolean replace : List.of(false, true)) {
+                // a create of a (or a replace of c) has passed its validation and waits at its first write,
+                // while b is created from start to end with a source inside a's
+                CountDownLatch waiting = new CountDownLatch(1);
+                CountDownLatch bDone = new CountDownLatch(1);
+                Step first = replace ? Step.REPLACE_PERSIST_INTENT : Step.CREATE_PERSIST_INTENT;
+                h.faults.current = new Harness.Script().on(first, step -> {
+                    waiting.countDown();
+                    await(bDone);
+                });
+                Future<Outcome<?>> held = pool.submit(() -> replace
+                        ? h.ops.replace(c, bytes(replaceBody(h.plan(c, srcA, portC, "two"), 0)))
+                        : h.ops.create(bytes(h.plan(a, srcA, Harness.port(), "one"))));
+                await(waiting);
+                h.faults.current = Faults.NONE;
+                ok(h.ops.create(bytes(h.plan(b, inside, Harness.port(), "one"))));
+                bDone.countDown();
+                String field = replace ? "plan.mounts[0].source" : "mounts[0].source";
+                assertEquals(List.of(new Violation(field, Rules.SOURCE_OVERLAPS_INSTANCE)),
+                        violations(held.get(WAIT_SECONDS, TimeUnit.SECONDS)));
+                ok(h.ops.delete(b));
+            }
+            h.assertEnd(a, Harness.End.ABSENT);
+            assertEquals(Harness.digest(h.plan(c, srcC, portC, "one")), h.requireRecord(c).planDigest());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw new AssertionError("a step of the test never came");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     @Test
