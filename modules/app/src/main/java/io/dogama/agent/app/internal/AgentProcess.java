@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
@@ -185,9 +186,13 @@ final class AgentProcess implements AutoCloseable {
         long t = System.nanoTime();
         // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
         // for as long as the agent runs, so a runtime others may change is refused before it loads more.
-        TrustedPath.requireTree("java runtime", Path.of(System.getProperty("java.home")));
+        Path runtime = Path.of(System.getProperty("java.home"));
+        TrustedPath.requireTree("java runtime", runtime);
         TrustedPath.requireFile("config file", configFile);
-        return new AgentProcess(readConfig(configFile), clock, t);
+        AdminConfig config = readConfig(configFile);
+        TrustedPath.requireOutsideRoots(config.configuredRoots(),
+                Map.of("config file", configFile, "java runtime", runtime));
+        return new AgentProcess(config, clock, t);
     }
 
     static AdminConfig readConfig(Path configFile) throws StartupException {

@@ -37,6 +37,40 @@ final class TrustedPath {
     }
 
     /**
+     * An allowed root may hold none of the agent's own files, nor lie inside one of its folders: a container
+     * given a bind source there could change them as its user may (with {@code allowRootUser}, as root),
+     * and the agent would trust them at its next start. The config file would approve new roots, the Java
+     * runtime is the agent's own code. (The Docker socket's folder, the data and audit directories and the
+     * secret file are the configuration's own rules.)
+     *
+     * @param roots allowed roots by name, as configured (compared as given and with every link resolved)
+     * @param own   the agent's files and folders by their names in messages
+     * @throws StartupException if a root holds one of them or lies inside one
+     */
+    static void requireOutsideRoots(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
+        for (Map.Entry<String, Path> o : own.entrySet()) {
+            List<Path> forms = List.of(o.getValue().toAbsolutePath().normalize(), real(o.getValue()));
+            for (Map.Entry<String, Path> r : roots.entrySet()) {
+                for (Path root : List.of(r.getValue().toAbsolutePath().normalize(), real(r.getValue()))) {
+                    if (forms.stream().anyMatch(f -> f.startsWith(root) || root.startsWith(f))) {
+                        throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") holds the "
+                                + o.getKey() + " " + o.getValue() + ", or lies inside it", null);
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return the path with every link resolved, or as given (absolute, normalized) if it does not exist */
+    private static Path real(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            return p.toAbsolutePath().normalize();
+        }
+    }
+
+    /**
      * @param what the file's name in messages, e.g. "config file"
      * @param file the file as configured
      * @throws StartupException if the file or a folder above it may be changed by someone else

@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +41,25 @@ class TrustedPathTest {
 
     private static void requireFile(Path p) throws StartupException {
         TrustedPath.check("config file", p, true, AgentUid.current());
+    }
+
+    @Test
+    void anAllowedRootHoldsNoneOfTheAgentsOwnFilesNorLiesInsideThem() throws IOException {
+        Path runtime = Files.createDirectory(base.resolve("runtime"));
+        Path root = Files.createDirectory(base.resolve("instances"));
+        Map<String, Path> own = Map.of("config file", file, "java runtime", runtime);
+        assertDoesNotThrow(() -> TrustedPath.requireOutsideRoots(Map.of("instances", root), own));
+        Path link = Files.createSymbolicLink(base.resolve("to-etc"), dir);
+        for (Path bad : List.of(dir, base, runtime.resolve("lib"), link)) {
+            StartupException e = assertThrows(StartupException.class,
+                    () -> TrustedPath.requireOutsideRoots(Map.of("instances", root, "other", bad), own), bad::toString);
+            assertTrue(e.getMessage().contains("allowed root other (" + bad + ")"), e.getMessage());
+        }
+        // the config file reached through a link into a root
+        Path inRoot = Files.writeString(root.resolve("agent.json"), "{}");
+        Path viaLink = Files.createSymbolicLink(dir.resolve("linked.json"), inRoot);
+        assertThrows(StartupException.class, () -> TrustedPath.requireOutsideRoots(
+                Map.of("instances", root), Map.of("config file", viaLink)));
     }
 
     @Test
