@@ -67,6 +67,18 @@ public record DockerLimits(
             DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PULL_STREAM_BYTES,
             DEFAULT_MAX_PULL_MESSAGE_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
 
+    /**
+     * Calls that may hold a connection for minutes at once: a stop or restart waits for its timeout, a pull
+     * for the registry. The rest of {@link #maxConnections} (a quarter, at least one) stays free for the
+     * short calls, health's ping and a create's look-ups among them, however many long ones wait: sixteen
+     * stops of containers that ignore SIGTERM would otherwise leave health and every create timing out.
+     *
+     * @return the long calls allowed at once, at least one
+     */
+    public int maxLongCalls() {
+        return Math.max(1, maxConnections - Math.max(1, maxConnections / 4));
+    }
+
     /** Smallest header limit that still fits the engine's headers. */
     static final int MIN_HEADER_BYTES = 512;
     /** Smallest body limit that still fits an error or version answer. */

@@ -12,6 +12,8 @@ import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerLimits;
 import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerProtocolException;
+import io.dogama.agent.docker.DockerTimeoutException;
+import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.EngineVersion;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
@@ -22,6 +24,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /** The engine client: every operation of {@link DockerEngine}, each one fixed request. */
 final class SocketDockerEngine implements DockerEngine {
@@ -31,11 +35,14 @@ final class SocketDockerEngine implements DockerEngine {
     private final DockerLimits limits;
     private final ApiVersion api;
     private final Stats stats = new Stats();
+    /** Long calls running or about to: {@link DockerLimits#maxLongCalls()} permits, fair. */
+    private final Semaphore longCalls;
 
     SocketDockerEngine(HttpTransport http, ApiVersion api) {
         this.http = http;
         this.limits = http.limits();
         this.api = api;
+        this.longCalls = new Semaphore(limits.maxLongCalls(), true);
     }
 
     ApiVersion api() {
@@ -117,14 +124,14 @@ final class SocketDockerEngine implements DockerEngine {
         Target t = v().path("images", "create").query("fromImage", parsed.name())
                 .query("tag", parsed.digest() != null ? parsed.digest() : parsed.tag());
         Deadline deadline = Deadline.in(limits.pullTimeout());
-        http.exchange(Request.post(t), deadline, limits.readTimeout(), (status, body) -> {
+        longCall(deadline, () -> http.exchange(Request.post(t), deadline, limits.readTimeout(), (status, body) -> {
             if (status != 200) {
                 body.discard(limits.maxBodyBytes());
                 throw failure("pull image", status);
             }
             new PullStream(body, limits.maxPullStreamBytes(), limits.maxPullMessageBytes()).consume();
             return null;
-        });
+        }));
     }
 
     @Override
@@ -208,7 +215,34 @@ final class SocketDockerEngine implements DockerEngine {
         }
         Target t = v().path("containers").container(id).path(word).query("t", timeoutSeconds);
         Duration bound = Duration.ofSeconds(timeoutSeconds).plus(limits.stopMargin());
-        expect(op, http.exchange(Request.post(t), Deadline.in(bound), bound), ok);
+        Deadline deadline = Deadline.in(bound);
+        expect(op, longCall(deadline, () -> http.exchange(Request.post(t), deadline, bound)), ok);
+    }
+
+    /** A call that may hold its connection for minutes. */
+    @FunctionalInterface
+    private interface LongCall<T> {
+        T run() throws DockerException;
+    }
+
+    /**
+     * Runs {@code call} once fewer than {@link DockerLimits#maxLongCalls()} long calls run, waiting for that
+     * no longer than its own deadline.
+     */
+    private <T> T longCall(Deadline deadline, LongCall<T> call) throws DockerException {
+        try {
+            if (!longCalls.tryAcquire(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS)) {
+                throw new DockerTimeoutException("no engine connection for a long call before its deadline");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DockerUnavailableException("interrupted while waiting for the engine", e);
+        }
+        try {
+            return call.run();
+        } finally {
+            longCalls.release();
+        }
     }
 
     @Override

@@ -24,8 +24,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -497,6 +503,58 @@ class HostileEngineTest {
     static long openFds() throws IOException {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.count();
+        }
+    }
+
+    @Test
+    void stopsThatTakeTheirWholeTimeoutLeaveAConnectionForThePing() throws Exception {
+        fake.close();
+        engine.close();
+        CountDownLatch release = new CountDownLatch(1);
+        fake = new FakeEngine(dir.resolve("engine3.sock"), (r, out, in) -> {
+            if (r.target().contains("/stop?")) {
+                // a container that ignores SIGTERM: the engine answers once the timeout has run out
+                try {
+                    if (!release.await(20, TimeUnit.SECONDS)) {
+                        throw new IOException("never released");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException(e);
+                }
+                return FakeEngine.empty(out, 204);
+            }
+            return FakeEngine.json(out, 400, "{}");
+        });
+        engine = DockerEngine.connect(dir.resolve("engine3.sock"), SMALL);
+        int stops = SMALL.maxConnections();
+        assertEquals(3, SMALL.maxLongCalls(), "a quarter of the four connections kept for short calls");
+        ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+        try {
+            List<Future<?>> stopping = new ArrayList<>();
+            for (int i = 0; i < stops; i++) {
+                String id = "c" + i;
+                stopping.add(pool.submit(() -> {
+                    engine.stopContainer(id, 60);
+                    return null;
+                }));
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (fake.receivedOn("/stop?").size() < SMALL.maxLongCalls()) {
+                assertTrue(System.nanoTime() < deadline, "the stops never reached the engine");
+                Thread.onSpinWait();
+            }
+            // every stop waits on the engine or for its turn; the ping still gets a connection
+            engine.ping();
+            assertEquals(SMALL.maxLongCalls(), fake.receivedOn("/stop?").size(), "a stop beyond the long calls ran");
+            release.countDown();
+            for (Future<?> f : stopping) {
+                f.get(20, TimeUnit.SECONDS);
+            }
+            assertEquals(stops, fake.receivedOn("/stop?").size());
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
         }
     }
 
