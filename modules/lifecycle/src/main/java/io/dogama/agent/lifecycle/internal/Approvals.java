@@ -142,11 +142,10 @@ final class Approvals {
      *
      * @param own container IDs of the instance itself
      * @return the context
-     * @throws Abort             {@code intervention_required} while a record fails its authentication
      * @throws DockerException   on an engine failure
      * @throws RegistryException if the registry failed
      */
-    ValidationContext context(Collection<String> own) throws Abort, DockerException, RegistryException {
+    ValidationContext context(Collection<String> own) throws DockerException, RegistryException {
         Set<HostPort> published = new HashSet<>(publishedHostPorts());
         for (String id : own) {
             Optional<ContainerInfo> c = docker.inspectContainer(id);
@@ -159,17 +158,10 @@ final class Approvals {
         return new ValidationContext(published, registeredBindings(), registeredSources());
     }
 
-    /**
-     * @return the host bindings of every registered instance, current and, mid-replace, prior plan
-     * @throws Abort {@code intervention_required} while a record fails its authentication: what it claims
-     *               (bind sources, host ports) cannot be known, so no new plan is registered beside it
-     */
-    private Map<String, List<HostPort>> registeredBindings() throws Abort, RegistryException {
+    /** @return the host bindings of every registered instance, current and, mid-replace, prior plan */
+    private Map<String, List<HostPort>> registeredBindings() throws RegistryException {
         Map<String, List<HostPort>> registered = new HashMap<>();
         for (Lookup l : registry.all()) {
-            if (l instanceof Lookup.Tampered) {
-                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            }
             if (l instanceof Lookup.Found f) {
                 List<HostPort> b = new ArrayList<>(bindings(f.record().canonicalPlan()));
                 f.record().prior().ifPresent(p -> b.addAll(bindings(p.canonicalPlan())));
@@ -196,8 +188,7 @@ final class Approvals {
      * @param plan        the approved plan
      * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
      * @param write       the write
-     * @throws Abort             {@code plan_rejected} or {@code port_conflict}; {@code intervention_required}
-     *                           while a record fails its authentication; or the write's own
+     * @throws Abort             {@code plan_rejected} or {@code port_conflict}, or the write's own
      * @throws RegistryException if the registry failed
      */
     void register(Plan plan, String fieldPrefix, Registration write) throws Abort, RegistryException {
