@@ -60,6 +60,8 @@ public record DockerLimits(
     public static final int DEFAULT_MAX_IDLE_CONNECTIONS = 4;
     /** Default number of connections open at once. */
     public static final int DEFAULT_MAX_CONNECTIONS = 16;
+    /** The connections kept for short calls: one in this many ({@link #maxLongCalls()}). */
+    public static final int SHORT_CALL_SHARE = 4;
 
     /** All defaults. */
     public static final DockerLimits DEFAULTS = new DockerLimits(DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT,
@@ -67,17 +69,6 @@ public record DockerLimits(
             DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PULL_STREAM_BYTES,
             DEFAULT_MAX_PULL_MESSAGE_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
 
-    /**
-     * Calls that may hold a connection for minutes at once: a stop or restart waits for its timeout, a pull
-     * for the registry. The rest of {@link #maxConnections} (a quarter, at least one) stays free for the
-     * short calls, health's ping and a create's look-ups among them, however many long ones wait: sixteen
-     * stops of containers that ignore SIGTERM would otherwise leave health and every create timing out.
-     *
-     * @return the long calls allowed at once, at least one
-     */
-    public int maxLongCalls() {
-        return Math.max(1, maxConnections - Math.max(1, maxConnections / 4));
-    }
 
     /** Smallest header limit that still fits the engine's headers. */
     static final int MIN_HEADER_BYTES = 512;
@@ -116,5 +107,18 @@ public record DockerLimits(
         if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("docker: " + name + " must be positive and at most a day");
         }
+    }
+
+    /**
+     * Calls that may hold a connection for minutes at once: a stop or restart waits for its timeout, a pull
+     * for the registry. One in {@link #SHORT_CALL_SHARE} of {@link #maxConnections} (at least one, given two
+     * or more) stays free for the short calls, health's ping and a create's look-ups among them, however many
+     * long ones wait: sixteen stops of containers that ignore SIGTERM would otherwise leave health and every
+     * create timing out.
+     *
+     * @return the long calls allowed at once, at least one
+     */
+    public int maxLongCalls() {
+        return Math.max(1, maxConnections - Math.max(1, maxConnections / SHORT_CALL_SHARE));
     }
 }

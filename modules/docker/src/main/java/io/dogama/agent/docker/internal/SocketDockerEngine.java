@@ -35,7 +35,7 @@ final class SocketDockerEngine implements DockerEngine {
     private final DockerLimits limits;
     private final ApiVersion api;
     private final Stats stats = new Stats();
-    /** Long calls running or about to: {@link DockerLimits#maxLongCalls()} permits, fair. */
+    /** One permit per long call that may run ({@link DockerLimits#maxLongCalls()}); fair, so none waits past its turn. */
     private final Semaphore longCalls;
 
     SocketDockerEngine(HttpTransport http, ApiVersion api) {
@@ -123,15 +123,15 @@ final class SocketDockerEngine implements DockerEngine {
         // As the docker CLI does: the name, and the digest (preferred) or tag apart.
         Target t = v().path("images", "create").query("fromImage", parsed.name())
                 .query("tag", parsed.digest() != null ? parsed.digest() : parsed.tag());
-        Deadline deadline = Deadline.in(limits.pullTimeout());
-        longCall(deadline, () -> http.exchange(Request.post(t), deadline, limits.readTimeout(), (status, body) -> {
-            if (status != 200) {
-                body.discard(limits.maxBodyBytes());
-                throw failure("pull image", status);
-            }
-            new PullStream(body, limits.maxPullStreamBytes(), limits.maxPullMessageBytes()).consume();
-            return null;
-        }));
+        longCall(limits.pullTimeout(), deadline -> http.exchange(Request.post(t), deadline, limits.readTimeout(),
+                (status, body) -> {
+                    if (status != 200) {
+                        body.discard(limits.maxBodyBytes());
+                        throw failure("pull image", status);
+                    }
+                    new PullStream(body, limits.maxPullStreamBytes(), limits.maxPullMessageBytes()).consume();
+                    return null;
+                }));
     }
 
     @Override
@@ -215,31 +215,31 @@ final class SocketDockerEngine implements DockerEngine {
         }
         Target t = v().path("containers").container(id).path(word).query("t", timeoutSeconds);
         Duration bound = Duration.ofSeconds(timeoutSeconds).plus(limits.stopMargin());
-        Deadline deadline = Deadline.in(bound);
-        expect(op, longCall(deadline, () -> http.exchange(Request.post(t), deadline, bound)), ok);
+        expect(op, longCall(bound, deadline -> http.exchange(Request.post(t), deadline, bound)), ok);
     }
 
-    /** A call that may hold its connection for minutes. */
+    /** A call that may hold its connection for minutes, bounded by the deadline it is given. */
     @FunctionalInterface
     private interface LongCall<T> {
-        T run() throws DockerException;
+        T run(Deadline deadline) throws DockerException;
     }
 
     /**
-     * Runs {@code call} once fewer than {@link DockerLimits#maxLongCalls()} long calls run, waiting for that
-     * no longer than its own deadline.
+     * Runs {@code call} once fewer than {@link DockerLimits#maxLongCalls()} long calls run. It may wait for
+     * that as long as the call itself may take, and its own deadline starts only then: a stop queued behind
+     * others still gives the container its whole timeout, so the agent never gives up before the engine.
      */
-    private <T> T longCall(Deadline deadline, LongCall<T> call) throws DockerException {
+    private <T> T longCall(Duration bound, LongCall<T> call) throws DockerException {
         try {
-            if (!longCalls.tryAcquire(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS)) {
-                throw new DockerTimeoutException("no engine connection for a long call before its deadline");
+            if (!longCalls.tryAcquire(bound.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new DockerTimeoutException("no engine connection for a long call within its own bound");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DockerUnavailableException("interrupted while waiting for the engine", e);
         }
         try {
-            return call.run();
+            return call.run(Deadline.in(bound));
         } finally {
             longCalls.release();
         }

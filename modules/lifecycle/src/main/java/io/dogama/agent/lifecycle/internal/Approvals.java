@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Validation (phase one, with the facts of the engine and the registry) and image resolution
@@ -56,8 +57,10 @@ final class Approvals {
     private final Registry registry;
     private final PlanPolicy policy;
     private final SharedCall<Set<HostPort>> published;
-    /** Held while a plan's record is checked against the others and written: {@link #register}. */
+    /** Held while a plan's record is written, and checked against the others first if need be: {@link #register}. */
     private final Object registrations = new Object();
+    /** Registrations written (or tried) so far: {@link #register}. */
+    private final AtomicLong registered = new AtomicLong();
 
     Approvals(DockerEngine docker, Registry registry, PlanPolicy policy) {
         this.docker = docker;
@@ -159,7 +162,7 @@ final class Approvals {
     }
 
     /** @return the host bindings of every registered instance, current and, mid-replace, prior plan */
-    private Map<String, List<HostPort>> registeredBindings() throws RegistryException {
+    Map<String, List<HostPort>> registeredBindings() throws RegistryException {
         Map<String, List<HostPort>> registered = new HashMap<>();
         for (Lookup l : registry.all()) {
             if (l instanceof Lookup.Found f) {
@@ -179,25 +182,37 @@ final class Approvals {
 
     /**
      * Writes the record that makes {@code plan}'s bind sources and host ports count against every other
-     * instance (a create's intent, a replace's), under one lock with a last validation against every other
-     * registered plan. The approval read them before its image look-up, which may have pulled for minutes:
-     * two requests for different instances could each have passed it before the other was written. Of two
-     * such plans the one written second is refused, as its validation would refuse it now. The ports the
-     * engine publishes were checked by the approval and are not listed again.
+     * instance (a create's intent, a replace's). The approval read the other registered plans before its
+     * image look-up, which may have pulled for minutes: two requests for different instances could each
+     * have passed it before the other was written. So the write is made under one lock, and when another
+     * registration was written since the approval read the registry, the plan is validated again first: of
+     * two such plans the one written second is refused, as its validation would refuse it now. (The ports
+     * the engine publishes were checked by the approval and are not listed again.) Only registrations add
+     * claims; removals and commits free them, so a count of registrations tells whether a check is stale.
+     * The lock is held for the write alone, and for a validation only when registrations overlapped.
      *
-     * @param plan        the approved plan
+     * @param approved    the plan's approval
+     * @param plan        the plan
      * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
-     * @param write       the write
+     * @param write       the registry write that registers it
      * @throws Abort             {@code plan_rejected} or {@code port_conflict}, or the write's own
      * @throws RegistryException if the registry failed
      */
-    void register(Plan plan, String fieldPrefix, Registration write) throws Abort, RegistryException {
+    void register(Approved approved, Plan plan, String fieldPrefix, Registration write)
+            throws Abort, RegistryException {
         synchronized (registrations) {
-            ValidationContext now = new ValidationContext(Set.of(), registeredBindings(), registeredSources());
-            if (policy.validate(plan, now) instanceof Outcome.Failed<ValidatedPlan> f) {
-                throw Abort.of(prefixed(f, fieldPrefix));
+            if (registered.get() != approved.registrationsSeen()) {
+                ValidationContext now = new ValidationContext(Set.of(), registeredBindings(), registeredSources());
+                if (policy.validate(plan, now) instanceof Outcome.Failed<ValidatedPlan> f) {
+                    throw Abort.of(prefixed(f, fieldPrefix));
+                }
             }
-            write.write();
+            try {
+                write.write();
+            } finally {
+                // A failed write may have gone through all the same: later checks assume it did.
+                registered.incrementAndGet();
+            }
         }
     }
 
@@ -221,14 +236,14 @@ final class Approvals {
      * @param plan        the parsed plan
      * @param own         the instance's own container IDs (their ports do not count)
      * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
-     * @return the approved plan
+     * @return the approval
      * @throws Abort             {@code plan_rejected} or {@code port_conflict}
      * @throws DockerException   on an engine failure
      * @throws RegistryException if the registry failed
      */
-    ApprovedPlan approve(Plan plan, Collection<String> own, String fieldPrefix)
+    Approved approve(Plan plan, Collection<String> own, String fieldPrefix)
             throws Abort, DockerException, RegistryException {
-        return approve(plan, own, fieldPrefix, false).plan();
+        return approve(plan, own, fieldPrefix, false);
     }
 
     /**
@@ -249,10 +264,11 @@ final class Approvals {
     /**
      * An approved plan and the look-up of its networks.
      *
-     * @param plan     the approved plan
-     * @param networks its networks, as looked up during the approval (or to be looked up at the create)
+     * @param plan              the approved plan
+     * @param networks          its networks, as looked up during the approval (or to be looked up at the create)
+     * @param registrationsSeen registrations written before the approval read the registry ({@link #register})
      */
-    record Approved(ApprovedPlan plan, Networks networks) {
+    record Approved(ApprovedPlan plan, Networks networks, long registrationsSeen) {
     }
 
     private Approved approve(Plan plan, Collection<String> own, String fieldPrefix, boolean networksEarly)
@@ -267,6 +283,7 @@ final class Approvals {
         Networks networks = networksEarly && approvedNetworks(plan.networks())
                 ? Networks.lookUp(docker, plan.networks()) : Networks.LATER;
         try {
+            long seen = registered.get(); // before the registry is read: see register
             ValidatedPlan v = switch (policy.validate(plan, context(own))) {
                 case Outcome.Ok<ValidatedPlan> ok -> ok.value();
                 case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
@@ -275,7 +292,7 @@ final class Approvals {
             // A pull may have taken minutes: the networks are then looked up again, right before the create.
             Networks found = image.pulled() ? Networks.LATER : networks;
             return switch (policy.approve(v, image.facts())) {
-                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), found);
+                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), found, seen);
                 case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
         } finally {

@@ -132,7 +132,7 @@ final class Creates {
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
                 case CREATE_PERSIST_INTENT ->
-                        approvals.register(plan, "", () -> run.fire(r -> r, Event.CREATE));
+                        approvals.register(approved, plan, "", () -> run.fire(r -> r, Event.CREATE));
                 case CREATE_CONTAINER -> {
                     try {
                         ContainerSpec spec = approved.plan().spec();

@@ -269,12 +269,7 @@ final class Operations implements AgentOperations {
     public Outcome<List<PortAvailability>> checkPorts(List<HostPort> bindings) {
         return read("check-ports", () -> {
             List<HostPort> taken = new ArrayList<>(approvals.publishedHostPorts());
-            for (Lookup l : registry.all()) {
-                if (l instanceof Lookup.Found f) {
-                    taken.addAll(Approvals.bindings(f.record().canonicalPlan()));
-                    f.record().prior().ifPresent(p -> taken.addAll(Approvals.bindings(p.canonicalPlan())));
-                }
-            }
+            approvals.registeredBindings().values().forEach(taken::addAll);
             return bindings.stream()
                     .map(b -> new PortAvailability(b, taken.stream().noneMatch(b::conflictsWith))).toList();
         });

@@ -75,7 +75,9 @@ final class Replaces {
                 yield Optional.empty();
             }
         };
-        ApprovedPlan next = approvals.approve(plan, current.stream().map(ContainerInfo::id).toList(), "plan.");
+        Approvals.Approved approval =
+                approvals.approve(plan, current.stream().map(ContainerInfo::id).toList(), "plan.");
+        ApprovedPlan next = approval.plan();
 
         InstanceRecord.Prior prior = new InstanceRecord.Prior(old.canonicalPlan(), old.planDigest(),
                 old.templateId(), old.templateVersion(), current.map(ContainerInfo::id),
@@ -84,7 +86,7 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(plan, next, intent, false),
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(plan, approval, intent, false),
                 faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
@@ -136,6 +138,7 @@ final class Replaces {
     private final class Steps implements StepMachine.Actions {
         /** The new plan and its approval; null for a recovery, which only rolls back. */
         private final Plan plan;
+        private final Approvals.Approved approval;
         private final ApprovedPlan next;
         /** The record the replace persists first; null for a recovery. */
         private final InstanceRecord intent;
@@ -148,9 +151,10 @@ final class Replaces {
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
-        Steps(Plan plan, ApprovedPlan next, InstanceRecord intent, boolean searchedAtStart) {
+        Steps(Plan plan, Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart) {
             this.plan = plan;
-            this.next = next;
+            this.approval = approval;
+            this.next = approval == null ? null : approval.plan();
             this.intent = intent;
             this.searchedAtStart = searchedAtStart;
         }
@@ -180,7 +184,7 @@ final class Replaces {
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
                 case REPLACE_PERSIST_INTENT ->
-                        approvals.register(plan, "plan.", () -> run.fire(r -> intent, Event.REPLACE));
+                        approvals.register(approval, plan, "plan.", () -> run.fire(r -> intent, Event.REPLACE));
                 case REPLACE_STOP_OLD -> docker.stopContainer(prior(run).containerId().orElseThrow(),
                         Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
                 case REPLACE_RENAME_OLD -> docker.renameContainer(prior(run).containerId().orElseThrow(),
@@ -384,7 +388,8 @@ final class Replaces {
             throws Abort, DockerException, RegistryException {
         ApprovedPlan a;
         try {
-            a = approvals.approve(Approvals.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "");
+            a = approvals.approve(Approvals.parseRegistered(p.canonicalPlan()), r.containerId().stream().toList(), "")
+                    .plan();
         } catch (Abort refused) {
             Problems.log("re-approval of the prior plan of " + r.instanceId(), refused);
             throw new Abort(ProblemCode.INTERVENTION_REQUIRED);

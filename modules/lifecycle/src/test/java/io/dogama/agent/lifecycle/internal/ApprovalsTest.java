@@ -122,7 +122,7 @@ class ApprovalsTest {
         engine.release.countDown();
         Plan plan = parse(h.plan(h.newId(), h.source("a"), Harness.port(), "hi"));
 
-        ApprovedPlan approved = approvals.approve(plan, List.of(), "");
+        ApprovedPlan approved = approvals.approve(plan, List.of(), "").plan();
 
         assertEquals(List.of(Harness.DEMO_IMAGE), engine.imageLookups, "the template's image, looked up once");
         assertTrue(approved.spec().image().startsWith("sha256:"), "the spec runs the image ID that was checked");
