@@ -753,7 +753,8 @@ class PlanPolicyTest {
             List<String> foreign = List.of("com.docker.compose.project", "org.opencontainers.image.source",
                     "org.label-schema.name", "traefik.http.routers.x.rule", "com.centurylinklabs.watchtower.enable",
                     "io.portainer.accesscontrol.public", "autoheal", "autoheal.stop.timeout", "diun.enable",
-                    "com.github.containrrr.shoutrrr");
+                    "com.github.containrrr.shoutrrr", "caddy", "caddy_0.reverse_proxy", "caddy.tls",
+                    "ofelia.job-exec.x.user", "chadburn.job-exec.x.command");
             for (String key : foreign) {
                 plan.put("labels", map(key, "true"));
                 assertOnly(validate(), new Violation("labels." + key, Rules.FOREIGN_LABEL_NAMESPACE));
@@ -764,7 +765,8 @@ class PlanPolicyTest {
                     new Violation("labels.COM.DOCKER.compose.service", Rules.FOREIGN_LABEL_NAMESPACE),
                     new Violation("labels.COM.DOCKER.compose.service", Rules.LABEL_KEY));
             // Only the namespaces themselves: a key that merely shares letters is fine.
-            plan.put("labels", map("traefik", "x", "com.dockerhub.team", "y", "diun", "z", "org.example.tier", "w"));
+            plan.put("labels", map("traefik", "x", "com.dockerhub.team", "y", "diun", "z", "org.example.tier", "w",
+                    "ofelia", "v"));
             ok(validate());
         }
 

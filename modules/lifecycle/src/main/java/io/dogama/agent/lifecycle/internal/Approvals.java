@@ -174,7 +174,7 @@ final class Approvals {
         return registered;
     }
 
-    /** A registry write. */
+    /** The registry write a registration makes, run by {@link #register} under its lock. */
     @FunctionalInterface
     interface Registration {
         void write() throws Abort, RegistryException;

@@ -42,6 +42,13 @@ final class Operations implements AgentOperations {
     private static final System.Logger LOG = System.getLogger(Operations.class.getName());
 
     /**
+     * Pings at once: one ping at a time would make health latency-bound (each check waits for a whole
+     * ping that starts after the one running), a few overlap that wait while the engine still sees a
+     * bounded number of pings.
+     */
+    static final int HEALTH_PINGS = 4;
+
+    /**
      * The registry's last listing and its summaries. The registry answers an unchanged walk with the very
      * list it gave before, so the same list (by identity) has the same summaries.
      */
@@ -58,13 +65,6 @@ final class Operations implements AgentOperations {
     private final Runs runs;
     private final Replaces replaces;
     private final Deletes deletes;
-    /**
-     * Pings at once: one ping at a time would make health latency-bound (each check waits for a whole
-     * ping that starts after the one running), a few overlap that wait while the engine still sees a
-     * bounded number of pings.
-     */
-    static final int HEALTH_PINGS = 4;
-
     private final SharedCall<Boolean> pings;
     /** Instance IDs with a mutating operation in flight; bounded by the requests running at once. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();

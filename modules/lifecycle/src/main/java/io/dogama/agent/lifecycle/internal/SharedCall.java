@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
  * own: every answer comes from a call that began after its request arrived, and any such call will do.
  * Health shares its pings (SPEC section 2: health is a ping to the engine; the request's arrival is
  * stamped when it reaches the agent, before it is authenticated, so a ping begun by another check while
- * this one was authenticated and its nonce made durable answers it too); the port checks share the
- * listing of running containers.
+ * this one was authenticated and its nonce made durable answers it too); creates, replaces and port
+ * checks share the listing of running containers.
  *
  * <p>A request takes, in this order: the latest finished call, if it began after the request arrived
  * (no wait); else a running call that began after it arrived; else a call of its own, while fewer than

@@ -16,14 +16,17 @@ import java.util.regex.Pattern;
 public final class LabelKeys {
     /**
      * Key prefixes other tools on a Docker host trust: a container carrying them could steer a
-     * reverse proxy's routes (Traefik), join someone else's compose project (Docker), be updated
-     * or restarted by another tool (Watchtower, autoheal, Diun, Portainer) or pose as another
-     * image (OCI / label-schema metadata). Compared in lower case; {@code autoheal} has no dot
-     * because the tool reads the bare key {@code autoheal} as well as {@code autoheal.*}.
+     * reverse proxy's routes (Traefik, caddy-docker-proxy), join someone else's compose project
+     * (Docker), be updated or restarted by another tool (Watchtower, autoheal, Diun, Portainer),
+     * have commands run in it as any user (Ofelia's and Chadburn's {@code job-exec}, which would
+     * bypass {@code allowRootUser}) or pose as another image (OCI / label-schema metadata). SPEC
+     * section 5's list, and the namespaces of the same kind it does not name yet ({@code caddy},
+     * {@code ofelia.}, {@code chadburn.}). Compared in lower case; {@code autoheal} and {@code caddy}
+     * have no dot because those tools read the bare key (and {@code caddy_0}) as well.
      */
     public static final List<String> FOREIGN_PREFIXES = List.of("com.docker.", "org.opencontainers.",
             "org.label-schema.", "traefik.", "com.centurylinklabs.watchtower.", "io.portainer.", "autoheal",
-            "diun.", "com.github.containrrr.");
+            "diun.", "com.github.containrrr.", "caddy", "ofelia.", "chadburn.");
     /** Most entries of {@code customLabelPrefixes}. */
     public static final int MAX_PREFIXES = 32;
     /** Longest prefix: the longest custom key. */

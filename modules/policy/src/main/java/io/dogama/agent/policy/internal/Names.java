@@ -39,8 +39,8 @@ public final class Names {
      * @return true for {@code host}, {@code none}, {@code bridge}, {@code default} (any case),
      *         {@code container:*}, and a name of lower-case hex digits alone (such as {@code db} or
      *         {@code cafe}): never approvable. Whenever no network has that name (not yet created, or
-     *         removed while a container still names it), engine 20.10 resolves it to any network whose
-     *         ID begins with it, at the create and at each later start.
+     *         removed while a container still names it), the engine resolves it to the network whose ID
+     *         begins with it (when only one does), at the create and at each later start.
      */
     public static boolean isForbiddenNetwork(String name) {
         String n = name.toLowerCase(Locale.ROOT);

@@ -481,9 +481,8 @@ public final class Validator {
         Set<String> covered = new HashSet<>(t.tmpfs().keySet());
         plan.mounts().forEach(m -> covered.add(m.target()));
         for (String volume : facts.volumes()) {
-            // A Dockerfile's VOLUME keeps a trailing slash as written; the engine mounts at the clean path.
-            boolean slash = volume.length() > 1 && volume.endsWith("/");
-            if (!covered.contains(slash ? volume.substring(0, volume.length() - 1) : volume)) {
+            // A Dockerfile's VOLUME keeps the path as written ("/data/"); the engine mounts at the clean path.
+            if (!covered.contains(Path.of(volume).normalize().toString())) {
                 v.add(new Violation("image", Rules.IMAGE_VOLUME_UNCOVERED));
                 break;
             }
