@@ -4,6 +4,7 @@ import io.dogama.agent.policy.internal.AdminConfigReader;
 import io.dogama.agent.policy.internal.LabelKeys;
 import io.dogama.agent.policy.internal.PathRules;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -113,6 +114,26 @@ public record AdminConfig(
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("policy: invalid administrator config: " + String.join("; ", problems));
         }
+    }
+
+    /**
+     * The configuration's own rule between its allowed roots and a path it must keep out of them (as for
+     * the Docker socket's folder and the data directory), for paths only the caller knows: component-wise,
+     * each in its configured and its resolved form.
+     *
+     * @param path an absolute path
+     * @return the name of an allowed root that holds {@code path} or lies inside it, if any
+     */
+    public Optional<String> rootAround(Path path) {
+        List<Path> forms = PathRules.forms(path);
+        for (Map.Entry<String, Path> root : configuredRoots.entrySet()) {
+            List<Path> rootForms = new ArrayList<>(PathRules.forms(root.getValue()));
+            rootForms.addAll(PathRules.forms(allowedRoots.get(root.getKey())));
+            if (AdminConfigReader.overlap(forms, rootForms)) {
+                return Optional.of(root.getKey());
+            }
+        }
+        return Optional.empty();
     }
 
     /**

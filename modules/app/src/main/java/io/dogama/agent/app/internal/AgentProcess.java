@@ -190,8 +190,7 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireTree("java runtime", runtime);
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);
-        TrustedPath.requireOutsideRoots(config.configuredRoots(),
-                Map.of("config file", configFile, "java runtime", runtime));
+        TrustedPath.requireOutsideRoots(config, Map.of("config file", configFile, "java runtime", runtime));
         return new AgentProcess(config, clock, t);
     }
 

@@ -1,5 +1,6 @@
 package io.dogama.agent.app.internal;
 
+import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.AgentUid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
@@ -43,30 +45,18 @@ final class TrustedPath {
      * runtime is the agent's own code. (The Docker socket's folder, the data and audit directories and the
      * secret file are the configuration's own rules.)
      *
-     * @param roots allowed roots by name, as configured (compared as given and with every link resolved)
-     * @param own   the agent's files and folders by their names in messages
+     * @param config the configuration
+     * @param own    the agent's files and folders by their names in messages
      * @throws StartupException if a root holds one of them or lies inside one
      */
-    static void requireOutsideRoots(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
+    static void requireOutsideRoots(AdminConfig config, Map<String, Path> own) throws StartupException {
         for (Map.Entry<String, Path> o : own.entrySet()) {
-            List<Path> forms = List.of(o.getValue().toAbsolutePath().normalize(), real(o.getValue()));
-            for (Map.Entry<String, Path> r : roots.entrySet()) {
-                for (Path root : List.of(r.getValue().toAbsolutePath().normalize(), real(r.getValue()))) {
-                    if (forms.stream().anyMatch(f -> f.startsWith(root) || root.startsWith(f))) {
-                        throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") holds the "
-                                + o.getKey() + " " + o.getValue() + ", or lies inside it", null);
-                    }
-                }
+            Optional<String> root = config.rootAround(o.getValue());
+            if (root.isPresent()) {
+                throw new StartupException("allowed root " + root.get() + " ("
+                        + config.configuredRoots().get(root.get()) + ") holds the " + o.getKey() + " " + o.getValue()
+                        + ", or lies inside it", null);
             }
-        }
-    }
-
-    /** @return the path with every link resolved, or as given (absolute, normalized) if it does not exist */
-    private static Path real(Path p) {
-        try {
-            return p.toRealPath();
-        } catch (IOException e) {
-            return p.toAbsolutePath().normalize();
         }
     }
 

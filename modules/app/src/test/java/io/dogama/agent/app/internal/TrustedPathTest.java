@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.AgentUid;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -48,18 +49,28 @@ class TrustedPathTest {
         Path runtime = Files.createDirectory(base.resolve("runtime"));
         Path root = Files.createDirectory(base.resolve("instances"));
         Map<String, Path> own = Map.of("config file", file, "java runtime", runtime);
-        assertDoesNotThrow(() -> TrustedPath.requireOutsideRoots(Map.of("instances", root), own));
+        assertDoesNotThrow(() -> TrustedPath.requireOutsideRoots(config(root), own));
         Path link = Files.createSymbolicLink(base.resolve("to-etc"), dir);
-        for (Path bad : List.of(dir, base, runtime.resolve("lib"), link)) {
+        for (Path bad : List.of(dir, runtime.resolve("lib"), link)) {
             StartupException e = assertThrows(StartupException.class,
-                    () -> TrustedPath.requireOutsideRoots(Map.of("instances", root, "other", bad), own), bad::toString);
+                    () -> TrustedPath.requireOutsideRoots(config(root, bad), own), bad::toString);
             assertTrue(e.getMessage().contains("allowed root other (" + bad + ")"), e.getMessage());
         }
         // the config file reached through a link into a root
         Path inRoot = Files.writeString(root.resolve("agent.json"), "{}");
         Path viaLink = Files.createSymbolicLink(dir.resolve("linked.json"), inRoot);
-        assertThrows(StartupException.class, () -> TrustedPath.requireOutsideRoots(
-                Map.of("instances", root), Map.of("config file", viaLink)));
+        assertThrows(StartupException.class,
+                () -> TrustedPath.requireOutsideRoots(config(root), Map.of("config file", viaLink)));
+    }
+
+    /** A configuration with the allowed root {@code instances} and, if given, {@code other}. */
+    private AdminConfig config(Path instances, Path... other) {
+        Map<String, Path> roots = other.length == 0 ? Map.of("instances", instances)
+                : Map.of("instances", instances, "other", other[0]);
+        return new AdminConfig(new AdminConfig.Listen("127.0.0.1", 8480), base.resolve("run/docker.sock"),
+                base.resolve("secret"), base.resolve("data"), roots, List.of("dogama-net"), List.of("127.0.0.1"),
+                new AdminConfig.PortRange(20000, 30000), new AdminConfig.Limits(1L << 30, 1_000_000_000L, 64, 10),
+                false);
     }
 
     @Test

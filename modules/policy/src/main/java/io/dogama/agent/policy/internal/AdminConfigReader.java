@@ -224,7 +224,7 @@ public final class AdminConfigReader {
     }
 
     /** @return true if a path of one list contains or lies inside a path of the other, component-wise */
-    private static boolean overlap(List<Path> a, List<Path> b) {
+    public static boolean overlap(List<Path> a, List<Path> b) {
         return a.stream().anyMatch(x -> b.stream().anyMatch(y -> x.startsWith(y) || y.startsWith(x)));
     }
 
