@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Violation;
 import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.ContainerStats;
 import io.dogama.agent.docker.ContainerSummary;
@@ -23,7 +25,9 @@ import io.dogama.agent.policy.ApprovedPlan;
 import io.dogama.agent.policy.Catalog;
 import io.dogama.agent.policy.PlanParser;
 import io.dogama.agent.policy.PlanPolicy;
+import io.dogama.agent.policy.Rules;
 import io.dogama.agent.policy.Template;
+import io.dogama.agent.registry.RegistryException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +36,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -112,6 +117,66 @@ class ApprovalsTest {
                 throw new AssertionError(failure);
             }
             LockSupport.parkNanos(1_000_000); // leave the two cores to the requests' threads
+        }
+    }
+
+    @Test
+    void aRegistrationWaitsForTheOneBeingWrittenAndIsThenCheckedAgainstIt() throws Exception {
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        Path srcA = h.source("a");
+        Path inside = Files.createDirectory(srcA.resolve("inside"));
+        Plan planA = parse(h.plan(h.newId(), srcA, Harness.port(), "hi"));
+        Plan planB = parse(h.plan(h.newId(), inside, Harness.port(), "hi"));
+        // Both approved while neither is registered: each passed its validation without the other.
+        Approvals.Approved a = approvals.approveCreate(planA);
+        Approvals.Approved b = approvals.approveCreate(planB);
+        CountDownLatch aWriting = new CountDownLatch(1);
+        CountDownLatch aMayFinish = new CountDownLatch(1);
+        List<String> written = new CopyOnWriteArrayList<>();
+        Thread first = Thread.ofPlatform().start(() -> {
+            try {
+                approvals.register(a, planA, "", () -> {
+                    aWriting.countDown();
+                    await(aMayFinish);
+                    h.registry.insert(Records.record(a.plan(), InstanceState.CREATING, 0, Optional.empty(),
+                            Optional.empty(), Optional.empty()));
+                    written.add("a");
+                });
+            } catch (Abort | RegistryException e) {
+                throw new AssertionError(e);
+            }
+        });
+        await(aWriting);
+        CompletableFuture<Abort> second = new CompletableFuture<>();
+        Thread other = Thread.ofPlatform().start(() -> {
+            try {
+                approvals.register(b, planB, "", () -> written.add("b"));
+                second.complete(null);
+            } catch (Abort e) {
+                second.complete(e);
+            } catch (RegistryException e) {
+                second.completeExceptionally(e);
+            }
+        });
+        awaitTrue(() -> other.getState() == Thread.State.BLOCKED, "the second registration did not wait for the first");
+        aMayFinish.countDown();
+        first.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        Abort refused = second.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(refused != null, "both overlapping plans were registered");
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE)),
+                ((Outcome.Failed<?>) refused.outcome()).violations());
+        assertEquals(List.of("a"), written);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw new AssertionError("a step of the test never came");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         }
     }
 
