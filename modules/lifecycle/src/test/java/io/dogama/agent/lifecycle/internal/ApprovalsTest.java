@@ -138,7 +138,7 @@ class ApprovalsTest {
             try {
                 approvals.register(a, planA, "", () -> {
                     aWriting.countDown();
-                    await(aMayFinish);
+                    Harness.await(aMayFinish);
                     h.registry.insert(Records.record(a.plan(), InstanceState.CREATING, 0, Optional.empty(),
                             Optional.empty(), Optional.empty()));
                     written.add("a");
@@ -147,7 +147,7 @@ class ApprovalsTest {
                 throw new AssertionError(e);
             }
         });
-        await(aWriting);
+        Harness.await(aWriting);
         CompletableFuture<Abort> second = new CompletableFuture<>();
         Thread other = Thread.ofPlatform().start(() -> {
             try {
@@ -167,17 +167,6 @@ class ApprovalsTest {
         assertEquals(List.of(new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE)),
                 ((Outcome.Failed<?>) refused.outcome()).violations());
         assertEquals(List.of("a"), written);
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                throw new AssertionError("a step of the test never came");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 
     @Test

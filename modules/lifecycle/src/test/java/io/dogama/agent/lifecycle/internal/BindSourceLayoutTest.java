@@ -30,9 +30,6 @@ import org.junit.jupiter.api.Test;
  * before every start, restart and replace; and Docker is given the resolved real path.
  */
 class BindSourceLayoutTest {
-    /** Longest any step of a test may wait for another. */
-    private static final long WAIT_SECONDS = 30;
-
     private Harness h;
 
     @BeforeEach
@@ -95,35 +92,24 @@ class BindSourceLayoutTest {
                 Step first = replace ? Step.REPLACE_PERSIST_INTENT : Step.CREATE_PERSIST_INTENT;
                 h.faults.current = new Harness.Script().on(first, step -> {
                     waiting.countDown();
-                    await(bDone);
+                    Harness.await(bDone);
                 });
                 Future<Outcome<?>> held = pool.submit(() -> replace
                         ? h.ops.replace(c, bytes(replaceBody(h.plan(c, srcA, portC, "two"), 0)))
                         : h.ops.create(bytes(h.plan(a, srcA, Harness.port(), "one"))));
-                await(waiting);
+                Harness.await(waiting);
                 h.faults.current = Faults.NONE;
                 ok(h.ops.create(bytes(h.plan(b, inside, Harness.port(), "one"))));
                 bDone.countDown();
                 String field = replace ? "plan.mounts[0].source" : "mounts[0].source";
                 assertEquals(List.of(new Violation(field, Rules.SOURCE_OVERLAPS_INSTANCE)),
-                        violations(held.get(WAIT_SECONDS, TimeUnit.SECONDS)));
+                        violations(held.get(Harness.STEP_WAIT_SECONDS, TimeUnit.SECONDS)));
                 ok(h.ops.delete(b));
             }
             h.assertEnd(a, Harness.End.ABSENT);
             assertEquals(Harness.digest(h.plan(c, srcC, portC, "one")), h.requireRecord(c).planDigest());
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    private static void await(CountDownLatch latch) {
-        try {
-            if (!latch.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                throw new AssertionError("a step of the test never came");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
         }
     }
 

@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -201,6 +202,21 @@ final class Harness implements AutoCloseable {
                  "labels":{"test-run":"%s"},
                  "networks":["%s"]}
                 """.formatted(id, TEMPLATE, VERSION, DEMO_IMAGE, greeting, source, hostPort, run, network);
+    }
+
+    /** Longest a test step waits for another before it fails. */
+    static final long STEP_WAIT_SECONDS = 30;
+
+    /** Waits (bounded by {@link #STEP_WAIT_SECONDS}) for a step of the test; fails if it never comes. */
+    static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(STEP_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw new AssertionError("a step of the test never came");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     static byte[] bytes(String s) {
