@@ -69,7 +69,6 @@ public record DockerLimits(
             DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PULL_STREAM_BYTES,
             DEFAULT_MAX_PULL_MESSAGE_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
 
-
     /** Smallest header limit that still fits the engine's headers. */
     static final int MIN_HEADER_BYTES = 512;
     /** Smallest body limit that still fits an error or version answer. */

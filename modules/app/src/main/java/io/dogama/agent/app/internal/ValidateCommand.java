@@ -31,7 +31,8 @@ final class ValidateCommand {
     static final int REFUSED = 1;
     static final int USAGE = 2;
     static final String NOT_CHECKED = "validate: not checked offline: the image digest (image_substituted), the "
-            + "image's USER and VOLUMEs (image_volume_uncovered), ports Docker publishes and other instances' bindings (port_conflict), other "
+            + "image's USER and VOLUMEs (image_volume_uncovered), ports Docker publishes and other instances' "
+            + "bindings (port_conflict), other "
             + "instances' mount sources (source_overlaps_instance)";
 
     private ValidateCommand() {

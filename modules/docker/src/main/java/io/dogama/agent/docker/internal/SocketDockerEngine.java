@@ -35,7 +35,7 @@ final class SocketDockerEngine implements DockerEngine {
     private final DockerLimits limits;
     private final ApiVersion api;
     private final Stats stats = new Stats();
-    /** One permit per long call that may run ({@link DockerLimits#maxLongCalls()}); fair, so none waits past its turn. */
+    /** A permit per long call that may run ({@link DockerLimits#maxLongCalls()}); fair: none waits past its turn. */
     private final Semaphore longCalls;
 
     SocketDockerEngine(HttpTransport http, ApiVersion api) {
