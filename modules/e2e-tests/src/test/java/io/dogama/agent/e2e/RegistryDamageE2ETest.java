@@ -24,17 +24,29 @@ class RegistryDamageE2ETest {
 
     private static final String MAP_FILE = "registry.dat";
 
-    /** Changes one byte of the plan in every stored copy of the instance's record (ISO-8859-1 keeps bytes). */
+    /**
+     * Changes one byte of the plan in every stored copy of the instance's record (ISO-8859-1 keeps bytes): each
+     * copy's {@code "GREETING":"hello"} is the one nearest its {@code "instanceId"} with no other record's
+     * {@code "instanceId"} between them. Every copy, not only the newest: a recovery at the next start would
+     * drop a damaged newest copy and keep the one before it, a roll-back the registry accepts after a crash.
+     */
     private static int tamper(Path map, String instanceId) throws Exception {
         byte[] bytes = Files.readAllBytes(map);
         String text = new String(bytes, StandardCharsets.ISO_8859_1);
-        String marker = "\"instanceId\":\"" + instanceId + "\"";
+        String anyRecord = "\"instanceId\":\"";
+        String greeting = "\"GREETING\":\"hello\"";
         int changed = 0;
-        for (int at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + 1)) {
-            int greeting = text.indexOf("\"GREETING\":\"hello\"", at - 4096 < 0 ? 0 : at - 4096);
-            if (greeting >= 0 && Math.abs(greeting - at) < 4096) {
-                int o = greeting + "\"GREETING\":\"hell".length();
-                bytes[o] = (byte) 'O';
+        for (int at = text.indexOf(anyRecord); at >= 0; at = text.indexOf(anyRecord, at + 1)) {
+            if (!text.startsWith(anyRecord + instanceId + "\"", at)) {
+                continue;
+            }
+            int before = text.lastIndexOf(greeting, at);
+            int after = text.indexOf(greeting, at);
+            boolean beforeOk = before >= 0 && text.indexOf(anyRecord, before) == at;
+            boolean afterOk = after >= 0 && text.lastIndexOf(anyRecord, after) == at;
+            int g = beforeOk && (!afterOk || at - before <= after - at) ? before : afterOk ? after : -1;
+            if (g >= 0) {
+                bytes[g + "\"GREETING\":\"hell".length()] = (byte) 'O';
                 changed++;
             }
         }
@@ -47,7 +59,9 @@ class RegistryDamageE2ETest {
         Plans.Plan victim = e2e.running("victim");
         Plans.Plan other = e2e.running("other");
         e2e.stopAgent();
-        assertTrue(tamper(e2e.dataDir().resolve(MAP_FILE), victim.id()) > 0, "the record was not found to tamper");
+        assertTrue(Files.exists(e2e.dataDir().resolve("registry.clean")), "the agent's stop closed the registry");
+        // Two copies at least: the record is created, then started.
+        assertTrue(tamper(e2e.dataDir().resolve(MAP_FILE), victim.id()) >= 2, "the record's copies were not found");
         e2e.launchWith(RepoLayout.agentLauncher());
 
         assertProblem(e2e.wire().get(victim.path()), 409, "intervention_required");

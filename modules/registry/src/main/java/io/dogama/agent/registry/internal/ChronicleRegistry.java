@@ -530,7 +530,10 @@ public final class ChronicleRegistry implements Registry {
                 .actualChunksPerSegmentTier(chunksPerTier)
                 .maxChunksPerEntry(maxChunks)
                 .maxBloatFactor(MAX_BLOAT_FACTOR)
-                .checksumEntries(true);
+                .checksumEntries(true)
+                // Chronicle's own shutdown hook would close (and unmap) the map on a stop signal beside the
+                // agent's hook, under an operation still in flight; the registry closes it, after them.
+                .skipCloseOnExitHook(true);
     }
 
     @Override

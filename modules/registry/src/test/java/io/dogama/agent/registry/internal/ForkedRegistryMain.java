@@ -12,7 +12,9 @@ import java.util.List;
  * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
  * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
  * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record (unless there),
- * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code create-crash DIR
+ * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code library-hooks DIR}: opens, inserts, runs the
+ * shutdown hooks Chronicle registered (as a stop signal would), reads the record, closes and says whether the
+ * clean marker exists. {@code create-crash DIR
  * STEP}: creates a new registry and halts the JVM (as {@code kill -9} would end it) right after the
  * {@link ChronicleRegistry.CreationStep} {@code STEP}, with status {@value #HALTED}.
  */
@@ -86,6 +88,18 @@ final class ForkedRegistryMain {
                 out.println("closed");
                 out.flush();
             }
+            case "library-hooks" -> {
+                Registry r = Registry.open(dir, 10);
+                if (!(r.insert(Samples.record("hooks-1", 1)) instanceof CasResult.Stored)) {
+                    throw new IllegalStateException("insert not stored");
+                }
+                // What the JVM runs on a stop signal beside the agent's own hook: every hook Chronicle registered.
+                net.openhft.chronicle.core.shutdown.PriorityHook.getRegisteredHook().onShutdown();
+                out.println("read after the library's hooks: " + lookUp(r, "hooks-1"));
+                r.close();
+                out.println("clean marker: " + java.nio.file.Files.exists(dir.resolve(ChronicleRegistry.CLEAN_FILE)));
+                out.flush();
+            }
             case "create-crash" -> {
                 ChronicleRegistry.CreationStep at = ChronicleRegistry.CreationStep.valueOf(args[2]);
                 ChronicleRegistry.afterCreationStep = step -> {
@@ -99,6 +113,14 @@ final class ForkedRegistryMain {
                 out.flush();
             }
             default -> throw new IllegalArgumentException("unknown mode");
+        }
+    }
+
+    private static String lookUp(Registry r, String id) {
+        try {
+            return r.get(id).getClass().getSimpleName();
+        } catch (RuntimeException | io.dogama.agent.registry.RegistryException e) {
+            return e.getClass().getSimpleName();
         }
     }
 
