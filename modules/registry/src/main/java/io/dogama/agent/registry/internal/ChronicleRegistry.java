@@ -217,6 +217,8 @@ public final class ChronicleRegistry implements Registry {
             how = " (new)";
         }
         try {
+            // The map is open, so Chronicle has registered its shutdown hook (ChronicleStartup says why it goes).
+            ChronicleStartup.dropShutdownHooks();
             verifyMap(map, mac);
             // From here on a crash must lead to recovery at the next start.
             Fsync.delete(cleanFile);
@@ -530,10 +532,7 @@ public final class ChronicleRegistry implements Registry {
                 .actualChunksPerSegmentTier(chunksPerTier)
                 .maxChunksPerEntry(maxChunks)
                 .maxBloatFactor(MAX_BLOAT_FACTOR)
-                .checksumEntries(true)
-                // Chronicle's own shutdown hook would close (and unmap) the map on a stop signal beside the
-                // agent's hook, under an operation still in flight; the registry closes it, after them.
-                .skipCloseOnExitHook(true);
+                .checksumEntries(true);
     }
 
     @Override

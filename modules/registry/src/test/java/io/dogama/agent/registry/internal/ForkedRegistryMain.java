@@ -12,7 +12,8 @@ import java.util.List;
  * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
  * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
  * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record (unless there),
- * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code library-hooks DIR}: opens, inserts, runs the
+ * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code library-hooks DIR [made-by-an-earlier-build]}: opens (that
+ * registry first made as an earlier build made it), inserts, runs the
  * shutdown hooks Chronicle registered (as a stop signal would), reads the record, closes and says whether the
  * clean marker exists. {@code create-crash DIR
  * STEP}: creates a new registry and halts the JVM (as {@code kill -9} would end it) right after the
@@ -89,12 +90,19 @@ final class ForkedRegistryMain {
                 out.flush();
             }
             case "library-hooks" -> {
+                if (args.length > 2 && args[2].equals("made-by-an-earlier-build")) {
+                    makeWithChroniclesHook(dir);
+                }
                 Registry r = Registry.open(dir, 10);
                 if (!(r.insert(Samples.record("hooks-1", 1)) instanceof CasResult.Stored)) {
                     throw new IllegalStateException("insert not stored");
                 }
                 // What the JVM runs on a stop signal beside the agent's own hook: every hook Chronicle registered.
-                net.openhft.chronicle.core.shutdown.PriorityHook.getRegisteredHook().onShutdown();
+                net.openhft.chronicle.core.shutdown.PriorityHook hooks =
+                        net.openhft.chronicle.core.shutdown.PriorityHook.getRegisteredHook();
+                if (hooks != null) {
+                    hooks.onShutdown();
+                }
                 out.println("read after the library's hooks: " + lookUp(r, "hooks-1"));
                 r.close();
                 out.println("clean marker: " + java.nio.file.Files.exists(dir.resolve(ChronicleRegistry.CLEAN_FILE)));
@@ -113,6 +121,20 @@ final class ForkedRegistryMain {
                 out.flush();
             }
             default -> throw new IllegalArgumentException("unknown mode");
+        }
+    }
+
+    /**
+     * A registry as a build before {@code skipCloseOnExitHook} made it: the map's header says Chronicle's
+     * shutdown hook closes it. The key and the clean marker come from an ordinary open and close.
+     */
+    private static void makeWithChroniclesHook(Path dir) throws Exception {
+        Registry.open(dir, 10).close();
+        java.nio.file.Files.delete(dir.resolve(ChronicleRegistry.MAP_FILE));
+        RecordMac mac = new RecordMac(KeyFile.load(dir.resolve(ChronicleRegistry.KEY_FILE)));
+        try (net.openhft.chronicle.map.ChronicleMap<String, byte[]> m = ChronicleRegistry.builder(10)
+                .skipCloseOnExitHook(false).createPersistedTo(dir.resolve(ChronicleRegistry.MAP_FILE).toFile())) {
+            m.put(ChronicleRegistry.META_KEY, RecordCodec.encodeMeta(mac, ChronicleRegistry.META_KEY));
         }
     }
 
