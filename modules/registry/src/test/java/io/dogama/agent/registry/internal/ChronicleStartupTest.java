@@ -37,7 +37,8 @@ class ChronicleStartupTest {
     void nothingIsWrittenToTheTemporaryFolder() throws Exception {
         Path tmp = Files.createDirectory(dir.resolve("tmp"));
         Path data = Files.createDirectory(dir.resolve("data"));
-        Process p = ForkedJvm.command(List.of("-Djava.io.tmpdir=" + tmp, "-Duser.dir=/"), true, "probe", data.toString())
+        Process p = ForkedJvm.command(List.of("-Djava.io.tmpdir=" + tmp, "-Duser.dir=/"), true, "probe",
+                data.toString())
                 .directory(new File("/")).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the probe JVM did not finish");

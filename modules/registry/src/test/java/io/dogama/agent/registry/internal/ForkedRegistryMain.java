@@ -11,12 +11,12 @@ import java.util.List;
  * The program the forked-JVM tests run. {@code write DIR}: inserts records 1, 2, 3... and, every other
  * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
  * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
- * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record (unless there),
- * prints {@code open}, waits for a line on standard input, closes and prints {@code closed}. {@code library-hooks DIR [made-by-an-earlier-build]}: opens (that
- * registry first made as an earlier build made it), inserts, runs the
- * shutdown hooks Chronicle registered (as a stop signal would), reads the record, closes and says whether the
- * clean marker exists. {@code create-crash DIR
- * STEP}: creates a new registry and halts the JVM (as {@code kill -9} would end it) right after the
+ * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record
+ * (unless there), prints {@code open}, waits for a line on standard input, closes and prints {@code closed}.
+ * {@code library-hooks DIR [made-by-an-earlier-build]}: opens (that registry first made as an earlier build
+ * made it), inserts, runs the shutdown hooks Chronicle registered (as a stop signal would), reads the record,
+ * closes and says whether the clean marker exists. {@code create-crash DIR STEP}: creates a new registry and
+ * halts the JVM (as {@code kill -9} would end it) right after the
  * {@link ChronicleRegistry.CreationStep} {@code STEP}, with status {@value #HALTED}.
  */
 final class ForkedRegistryMain {

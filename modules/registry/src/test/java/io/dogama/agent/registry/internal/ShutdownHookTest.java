@@ -38,7 +38,8 @@ class ShutdownHookTest {
         Process p = ForkedJvm.command(List.of(), true, "library-hooks", dir.toString(), how)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         List<String> lines;
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out = new BufferedReader(
+                new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             lines = out.lines().toList();
         } finally {
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
