@@ -66,6 +66,10 @@ class ProcessE2ETest {
         assertTrue(flags.contains("-XX:+UseSerialGC"), flags);
         assertTrue(flags.contains("-XX:MaxHeapSize=100663296"), flags);
         assertTrue(flags.contains("-XX:TrimNativeHeapInterval=2000"), flags);
+        // No perf data file outside the data directory (jcmd above reached the JVM without it).
+        assertTrue(flags.contains("-XX:-UsePerfData"), flags);
+        Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
+        assertFalse(Files.exists(perfData, LinkOption.NOFOLLOW_LINKS), perfData + " exists");
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy
