@@ -91,4 +91,42 @@ class EngineFaultsE2ETest {
         assertEquals(204, e2e.wire().delete(slow.path()).status());
         assertEquals(204, e2e.wire().delete(other.path()).status());
     }
+
+    /**
+     * A stop signal while a create waits for the engine's answer (the container exists in the engine, the
+     * agent has not heard so): the agent still stops within the supervisor's patience, with its registry
+     * closed cleanly, and the next start leaves the instance either created with its one container or
+     * absent with none; never a container without a record, never two.
+     */
+    @Test
+    void aStopSignalDuringACreateLeavesNeitherOrphanNorDuplicate() throws Exception {
+        Plans.Plan p = e2e.plan(e2e.instanceId("sigterm"));
+        EngineLink.Hold hold = e2e.engineLink().hold("/containers/create");
+        CompletableFuture<String> creating;
+        try {
+            creating = CompletableFuture.supplyAsync(() -> e2e.wire().post("/v1/instances", p.json()))
+                    .handle((r, e) -> r != null ? "answered " + r.status() + " " + r.body() : "not answered");
+            assertTrue(hold.awaitHeld(Duration.ofSeconds(20)), "the create never reached the engine");
+            assertEquals(1, e2e.engine().containersOf(p.id()).size(), "the engine made the container");
+            assertEquals(143, e2e.stopAgent(), "the agent's status after SIGTERM");
+        } finally {
+            hold.release();
+        }
+        assertTrue(java.nio.file.Files.exists(e2e.dataDir().resolve("registry.clean")), "registry closed cleanly");
+        String answer = creating.get(60, TimeUnit.SECONDS);
+        assertFalse(answer.startsWith("answered 201") || answer.startsWith("answered 500"), answer);
+
+        e2e.ensureRunning();
+        Wire.Response after = e2e.wire().get(p.path());
+        int containers = e2e.engine().containersOf(p.id()).size();
+        if (after.status() == 200) {
+            assertEquals("CREATED", after.json().get("state"), after.body());
+            assertEquals(1, containers, "its one container");
+            assertEquals(204, e2e.wire().delete(p.path()).status());
+        } else {
+            assertEquals(404, after.status(), after.body());
+            assertEquals(0, containers, "no container without its record");
+        }
+        assertEquals(0, e2e.engine().containersOf(p.id()).size());
+    }
 }
