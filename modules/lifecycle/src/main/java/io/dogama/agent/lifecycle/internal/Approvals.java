@@ -191,20 +191,17 @@ final class Approvals {
      * claims; removals and commits free them, so a count of registrations tells whether a check is stale.
      * The lock is held for the write alone, and for a validation only when registrations overlapped.
      *
-     * @param approved    the plan's approval
-     * @param plan        the plan
-     * @param fieldPrefix prefix of violation fields ({@code "plan."} for a replace)
-     * @param write       the registry write that registers it
+     * @param approved the plan's approval
+     * @param write    the registry write that registers it
      * @throws Abort             {@code plan_rejected} or {@code port_conflict}, or the write's own
      * @throws RegistryException if the registry failed
      */
-    void register(Approved approved, Plan plan, String fieldPrefix, Registration write)
-            throws Abort, RegistryException {
+    void register(Approved approved, Registration write) throws Abort, RegistryException {
         synchronized (registrations) {
             if (registered.get() != approved.registrationsSeen()) {
                 ValidationContext now = new ValidationContext(Set.of(), registeredBindings(), registeredSources());
-                if (policy.validate(plan, now) instanceof Outcome.Failed<ValidatedPlan> f) {
-                    throw Abort.of(prefixed(f, fieldPrefix));
+                if (policy.validate(approved.plan().plan(), now) instanceof Outcome.Failed<ValidatedPlan> f) {
+                    throw Abort.of(prefixed(f, approved.fieldPrefix()));
                 }
             }
             try {
@@ -267,8 +264,9 @@ final class Approvals {
      * @param plan              the approved plan
      * @param networks          its networks, as looked up during the approval (or to be looked up at the create)
      * @param registrationsSeen registrations written before the approval read the registry ({@link #register})
+     * @param fieldPrefix       prefix of its violation fields ({@code "plan."} for a replace)
      */
-    record Approved(ApprovedPlan plan, Networks networks, long registrationsSeen) {
+    record Approved(ApprovedPlan plan, Networks networks, long registrationsSeen, String fieldPrefix) {
     }
 
     private Approved approve(Plan plan, Collection<String> own, String fieldPrefix, boolean networksEarly)
@@ -292,7 +290,7 @@ final class Approvals {
             // A pull may have taken minutes: the networks are then looked up again, right before the create.
             Networks found = image.pulled() ? Networks.LATER : networks;
             return switch (policy.approve(v, image.facts())) {
-                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), found, seen);
+                case Outcome.Ok<ApprovedPlan> ok -> new Approved(ok.value(), found, seen, fieldPrefix);
                 case Outcome.Failed<ApprovedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
         } finally {

@@ -82,7 +82,7 @@ final class Creates {
 
         Tracked t = Tracked.intent(registry, Records.record(approved, creating, 0, Optional.empty(),
                 Optional.empty(), Optional.empty()));
-        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(plan, approval), faults);
+        StepMachine.Run run = new StepMachine.Run("create " + id, t, new Steps(approval), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.CREATE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && e.ifStopped() == Event.CREATE_SUCCEEDED) {
             return new Created(Identities.created(t.record()), false);
@@ -100,7 +100,7 @@ final class Creates {
      */
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
-        return StepMachine.run(start, new StepMachine.Run("undo of create " + t.id(), t, new Steps(null, null), faults));
+        return StepMachine.run(start, new StepMachine.Run("undo of create " + t.id(), t, new Steps(null), faults));
     }
 
     /**
@@ -108,13 +108,11 @@ final class Creates {
      * the engine returned for this create, once it did.
      */
     private final class Steps implements StepMachine.Actions {
-        /** The plan and its approval; null for a recovery, which never creates. */
-        private final Plan plan;
+        /** The approval; null for a recovery, which never creates. */
         private final Approvals.Approved approved;
         private Optional<String> made = Optional.empty();
 
-        Steps(Plan plan, Approvals.Approved approved) {
-            this.plan = plan;
+        Steps(Approvals.Approved approved) {
             this.approved = approved;
         }
 
@@ -132,7 +130,7 @@ final class Creates {
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
                 case CREATE_PERSIST_INTENT ->
-                        approvals.register(approved, plan, "", () -> run.fire(r -> r, Event.CREATE));
+                        approvals.register(approved, () -> run.fire(r -> r, Event.CREATE));
                 case CREATE_CONTAINER -> {
                     try {
                         ContainerSpec spec = approved.plan().spec();

@@ -86,7 +86,7 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(plan, approval, intent, false),
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(approval, intent, false),
                 faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
@@ -110,7 +110,7 @@ final class Replaces {
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
         return StepMachine.run(start, new StepMachine.Run("rollback of " + t.id(), t,
-                new Steps(null, null, null, searches(t.record())), faults));
+                new Steps(null, null, searches(t.record())), faults));
     }
 
     /**
@@ -136,10 +136,8 @@ final class Replaces {
      * container.
      */
     private final class Steps implements StepMachine.Actions {
-        /** The new plan and its approval; null for a recovery, which only rolls back. */
-        private final Plan plan;
+        /** The new plan's approval; null for a recovery, which only rolls back. */
         private final Approvals.Approved approval;
-        private final ApprovedPlan next;
         /** The record the replace persists first; null for a recovery. */
         private final InstanceRecord intent;
         /** The persisted marker a recovery began from declared a create's crash window. */
@@ -151,10 +149,8 @@ final class Replaces {
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
-        Steps(Plan plan, Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart) {
-            this.plan = plan;
+        Steps(Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart) {
             this.approval = approval;
-            this.next = approval == null ? null : approval.plan();
             this.intent = intent;
             this.searchedAtStart = searchedAtStart;
         }
@@ -184,12 +180,12 @@ final class Replaces {
         public void act(Step step, StepMachine.Run run) throws Abort, DockerException, RegistryException {
             switch (step) {
                 case REPLACE_PERSIST_INTENT ->
-                        approvals.register(approval, plan, "plan.", () -> run.fire(r -> intent, Event.REPLACE));
+                        approvals.register(approval, () -> run.fire(r -> intent, Event.REPLACE));
                 case REPLACE_STOP_OLD -> docker.stopContainer(prior(run).containerId().orElseThrow(),
                         Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
                 case REPLACE_RENAME_OLD -> docker.renameContainer(prior(run).containerId().orElseThrow(),
                         prior(run).containerName());
-                case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(next.spec()));
+                case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(approval.plan().spec()));
                 case REPLACE_RECORD_NEW -> run.write(r -> r.withContainerId(made));
                 case REPLACE_START_NEW -> {
                     mounts.revalidateMounts(run.tracked().record().canonicalPlan(),

@@ -136,7 +136,7 @@ class ApprovalsTest {
         List<String> written = new CopyOnWriteArrayList<>();
         Thread first = Thread.ofPlatform().start(() -> {
             try {
-                approvals.register(a, planA, "", () -> {
+                approvals.register(a, () -> {
                     aWriting.countDown();
                     Harness.await(aMayFinish);
                     h.registry.insert(Records.record(a.plan(), InstanceState.CREATING, 0, Optional.empty(),
@@ -151,7 +151,7 @@ class ApprovalsTest {
         CompletableFuture<Abort> second = new CompletableFuture<>();
         Thread other = Thread.ofPlatform().start(() -> {
             try {
-                approvals.register(b, planB, "", () -> written.add("b"));
+                approvals.register(b, () -> written.add("b"));
                 second.complete(null);
             } catch (Abort e) {
                 second.complete(e);
