@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.registry.Registry;
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import net.openhft.posix.PosixAPI;
 import org.junit.jupiter.api.Test;
@@ -37,11 +35,9 @@ class ChronicleStartupTest {
     void nothingIsWrittenToTheTemporaryFolder() throws Exception {
         Path tmp = Files.createDirectory(dir.resolve("tmp"));
         Path data = Files.createDirectory(dir.resolve("data"));
-        Process p = ForkedJvm.command(List.of("-Djava.io.tmpdir=" + tmp, "-Duser.dir=/"), true, "probe",
-                data.toString())
-                .directory(new File("/")).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the probe JVM did not finish");
+        ProcessBuilder java = ForkedJvm.command(List.of("-Djava.io.tmpdir=" + tmp, "-Duser.dir=/"), true, "probe",
+                data.toString()).directory(new File("/"));
+        String out = ForkedJvm.run(java, dir.resolve("forked.log")).output();
         assertTrue(out.contains("probe ok"), out);
         try (Stream<Path> files = Files.list(tmp)) {
             assertEquals(List.of(), files.toList(), "written to java.io.tmpdir");

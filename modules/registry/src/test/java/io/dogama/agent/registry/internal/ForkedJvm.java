@@ -1,12 +1,14 @@
 package io.dogama.agent.registry.internal;
 
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.lang.module.ModuleFinder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -15,6 +17,27 @@ import java.util.stream.Collectors;
  */
 final class ForkedJvm {
     private ForkedJvm() {
+    }
+
+    /** How a forked JVM ended: its status, and what it wrote to standard output and error. */
+    record Finished(int status, String output) {
+    }
+
+    /**
+     * Runs {@code java} to its end, at most two minutes; its output goes to {@code log}.
+     *
+     * @return how it ended
+     */
+    static Finished run(ProcessBuilder java, Path log) throws Exception {
+        Process p = java.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                throw new AssertionError("the forked JVM did not finish: " + java.command());
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+        return new Finished(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     }
 
     /**

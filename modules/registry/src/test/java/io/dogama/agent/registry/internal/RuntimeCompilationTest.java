@@ -3,13 +3,11 @@ package io.dogama.agent.registry.internal;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -79,14 +77,8 @@ class RuntimeCompilationTest {
     private String run(List<String> jvm, boolean chronicleOptions, boolean patched, String name) throws Exception {
         Path log = dir.resolve(name + ".log");
         Path data = Files.createDirectory(dir.resolve(name));
-        Process p = ForkedJvm.command(jvm, chronicleOptions, patched, "probe", data.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the probe JVM did not finish");
-        } finally {
-            p.destroyForcibly();
-        }
-        return Files.readString(log, StandardCharsets.UTF_8);
+        return ForkedJvm.run(ForkedJvm.command(jvm, chronicleOptions, patched, "probe", data.toString()), log)
+                .output();
     }
 
     private static String tail(String log) {

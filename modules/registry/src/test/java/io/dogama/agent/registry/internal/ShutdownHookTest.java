@@ -3,12 +3,9 @@ package io.dogama.agent.registry.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,19 +32,12 @@ class ShutdownHookTest {
     }
 
     private void runHooks(String how) throws Exception {
-        Process p = ForkedJvm.command(List.of(), true, "library-hooks", dir.toString(), how)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        List<String> lines;
-        try (BufferedReader out = new BufferedReader(
-                new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            lines = out.lines().toList();
-        } finally {
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-        }
-        assertEquals(0, p.exitValue(), lines.toString());
-        assertTrue(lines.contains("read after the library's hooks: Found"), lines.toString());
-        assertTrue(lines.contains("clean marker: true"), lines.toString());
+        Path data = Files.createDirectory(dir.resolve("data"));
+        ForkedJvm.Finished f = ForkedJvm.run(ForkedJvm.command(List.of(), true, "library-hooks", data.toString(), how),
+                dir.resolve("forked.log"));
+        List<String> lines = f.output().lines().toList();
+        assertEquals(0, f.status(), f.output());
+        assertTrue(lines.contains("read after the library's hooks: Found"), f.output());
+        assertTrue(lines.contains("clean marker: true"), f.output());
     }
 }
