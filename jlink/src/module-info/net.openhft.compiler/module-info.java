@@ -6,10 +6,10 @@ module net.openhft.compiler {
 
     requires transitive java.compiler;
 
-    // CompilerUtils' static initializer looks javac up by name (com.sun.tools.javac.api.JavacTool)
-    // and fails without it, even when every class it would compile is already in the jar (see
-    // src/build/java/ChronicleNativeClasses.java). Naming it here puts it in the image.
-    requires jdk.compiler;
+    // Static: javac is not in the image. The build patches CompilerUtils so that its static initializer
+    // no longer demands it (src/build/java/ChronicleCompilerPatch.java); the one class Chronicle would
+    // compile for the registry is made at build time (src/build/java/ChronicleNativeClasses.java).
+    requires static jdk.compiler;
 
     exports net.openhft.compiler;
     exports net.openhft.compiler.internal;

@@ -70,6 +70,11 @@ class ProcessE2ETest {
         assertTrue(flags.contains("-XX:-UsePerfData"), flags);
         Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
         assertFalse(Files.exists(perfData, LinkOption.NOFOLLOW_LINKS), perfData + " exists");
+        // No compiler in the runtime this agent runs on (jlink/src/build/java/ChronicleCompilerPatch.java): the
+        // registry it answers from works without javac.
+        String modules = run(List.of(java.toString(), "--list-modules"), Map.of()).output();
+        assertTrue(modules.contains("java.base@"), modules);
+        assertFalse(modules.contains("jdk.compiler@"), modules);
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy

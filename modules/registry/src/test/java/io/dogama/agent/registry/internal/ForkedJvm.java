@@ -114,6 +114,19 @@ final class ForkedJvm {
     }
 
     /**
+     * @return options that patch chronicle-compiler's {@code CompilerUtils} as the runtime image has it
+     *         (no demand for javac: jlink/src/build/java/ChronicleCompilerPatch.java), made by the build
+     */
+    static List<String> compilerPatch() {
+        String dir = System.getProperty("registry.chronicle.compiler");
+        if (dir == null || !Files.isRegularFile(Path.of(dir, "net/openhft/compiler/CompilerUtils.class"))) {
+            throw new IllegalStateException("the patched CompilerUtils is missing (the build's chronicle-compiler-patch"
+                    + " step makes it): " + dir);
+        }
+        return List.of("--patch-module", "net.openhft.compiler=" + dir);
+    }
+
+    /**
      * @return a {@code --limit-modules} option that makes every module of the module path observable but,
      *         of the JDK, only {@code java.se} and {@code jdk.unsupported}: like a jlink image built without
      *         {@code jdk.compiler} (otherwise service binding resolves it from the full JDK)

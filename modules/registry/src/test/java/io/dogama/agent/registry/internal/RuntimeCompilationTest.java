@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,23 +50,46 @@ class RuntimeCompilationTest {
     }
 
     @Test
-    void jdkCompilerMustStillBeInTheImageThoughNothingIsCompiled() throws Exception {
-        // The root POM's options without the two that exist only for javac.
-        List<String> options = Arrays.stream(System.getProperty("dogama.chronicle.jvm").trim().split("\\s+"))
-                .filter(o -> !o.startsWith("--add-exports=jdk.compiler/"))
-                .map(o -> o.startsWith("--add-modules=") ? o.replace(",jdk.compiler", "").replace("jdk.compiler,", "") : o)
-                .collect(Collectors.toCollection(ArrayList::new));
+    void withoutJdkCompilerOnlyThePatchedCompilerUtilsLetsTheRegistryStart() throws Exception {
+        // chronicle-compiler's CompilerUtils demands javac when it initializes, which chronicle-values makes it
+        // do, though nothing is compiled: the image's build patches that demand out (ChronicleCompilerPatch).
+        String unpatched = run(optionsWithoutJdkCompiler(), false, true, "nocompiler");
+        assertTrue(unpatched.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(unpatched));
+        assertFalse(unpatched.contains("probe ok"), "the registry works without jdk.compiler and without the patch");
+        assertTrue(unpatched.contains("ClassNotFoundException: com.sun.tools.javac.api.JavacTool"),
+                "unexpected failure without jdk.compiler:\n" + tail(unpatched));
+
+        List<String> options = optionsWithoutJdkCompiler();
+        options.addAll(ForkedJvm.compilerPatch());
+        String patched = run(options, false, true, "nocompiler-patched");
+        assertTrue(patched.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(patched));
+        assertTrue(patched.contains("probe ok") && patched.contains("reopen ok"),
+                "the registry does not work with the patched CompilerUtils:\n" + tail(patched));
+    }
+
+    @Test
+    void withoutJdkCompilerAClassChronicleWouldCompileStopsTheRegistryAndNothingIsCompiled() throws Exception {
+        // What the image does when Chronicle wants a class made at run time (here the header class, left out):
+        // no javac, so the registry does not start, rather than running a compiler inside the agent.
+        List<String> options = optionsWithoutJdkCompiler();
+        options.addAll(ForkedJvm.compilerPatch());
+        options.add("-Xlog:class+load=info");
+        String log = run(options, false, false, "nocompiler-unpatched-map");
+        assertTrue(log.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(log));
+        assertFalse(log.contains("probe ok"), "the registry started without the header class and without javac");
+        assertTrue(log.contains("registry: cannot create registry.dat"), "expected a registry start-up error:\n" + tail(log));
+        assertFalse(log.contains("com.sun.tools.javac."), "a javac class was loaded");
+        assertFalse(GENERATED.matcher(log).find(), "a class was generated at run time");
+    }
+
+    /** The root POM's Chronicle options, in a JVM whose observable JDK modules are those of an image without javac. */
+    private static List<String> optionsWithoutJdkCompiler() {
+        List<String> options = new ArrayList<>(Arrays.asList(System.getProperty("dogama.chronicle.jvm").trim().split("\\s+")));
+        assertFalse(String.join(" ", options).contains("jdk.compiler"), "the Chronicle options name jdk.compiler");
         options.add(ForkedJvm.limitModulesWithoutJdkCompiler());
         // chronicle-values' ValueModel still links javax.tools types (java.compiler, the API only, 50 KB).
         options.add("--add-modules=java.compiler");
-        assertFalse(String.join(" ", options).contains("jdk.compiler"), "options still name jdk.compiler");
-        String log = run(options, false, true, "nocompiler");
-        assertTrue(log.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(log));
-        // chronicle-compiler's CachedCompiler instantiates javac's JavacTool eagerly (ValueModel's constructor),
-        // so the module must be linked even when the pre-generated class means it never compiles anything.
-        assertFalse(log.contains("probe ok"), "the registry now works without jdk.compiler: drop it from the image");
-        assertTrue(log.contains("ClassNotFoundException: com.sun.tools.javac.api.JavacTool"),
-                "unexpected failure without jdk.compiler:\n" + tail(log));
+        return options;
     }
 
     private String runProbe(boolean patched, String name) throws Exception {
