@@ -1,6 +1,10 @@
 // org.squirrelframework:squirrel-foundation: generated with `jdeps --generate-module-info` (JDK 25); every edit carries a comment.
 module squirrel.foundation {
-    requires mvel2;
+    // MVEL only for conditions and actions written as MVEL expressions (whenMvel, @Transit's when), which the
+    // lifecycle never uses: StateMachineBuilderImpl makes an MvelScriptManagerImpl, whose code touches no MVEL
+    // class until an expression is compiled. Static keeps an expression language that can call any Java method
+    // out of the runtime image.
+    requires static mvel2;
     requires org.apache.commons.lang3;
     requires org.slf4j;
 

@@ -70,11 +70,12 @@ class ProcessE2ETest {
         assertTrue(flags.contains("-XX:-UsePerfData"), flags);
         Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
         assertFalse(Files.exists(perfData, LinkOption.NOFOLLOW_LINKS), perfData + " exists");
-        // No compiler in the runtime this agent runs on (jlink/src/build/java/ChronicleCompilerPatch.java): the
-        // registry it answers from works without javac.
+        // No compiler and no expression language in the runtime this agent runs on, though Chronicle and squirrel
+        // name them (jlink/src/build/java/ChronicleCompilerPatch.java, src/module-info/squirrel.foundation).
         String modules = run(List.of(java.toString(), "--list-modules"), Map.of()).output();
-        assertTrue(modules.contains("java.base@"), modules);
+        assertTrue(modules.contains("java.base@") && modules.contains("squirrel.foundation"), modules);
         assertFalse(modules.contains("jdk.compiler@"), modules);
+        assertFalse(modules.contains("mvel2"), modules);
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy
