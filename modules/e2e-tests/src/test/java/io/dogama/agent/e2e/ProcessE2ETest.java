@@ -71,11 +71,16 @@ class ProcessE2ETest {
         Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
         assertFalse(Files.exists(perfData, LinkOption.NOFOLLOW_LINKS), perfData + " exists");
         // No compiler and no expression language in the runtime this agent runs on, though Chronicle and squirrel
-        // name them (jlink/src/build/java/ChronicleCompilerPatch.java, src/module-info/squirrel.foundation).
+        // name them (jlink/src/build/java/ChronicleCompilerPatch.java, jlink/src/module-info/squirrel.foundation).
         String modules = run(List.of(java.toString(), "--list-modules"), Map.of()).output();
         assertTrue(modules.contains("java.base@") && modules.contains("squirrel.foundation"), modules);
         assertFalse(modules.contains("jdk.compiler@"), modules);
         assertFalse(modules.contains("mvel2"), modules);
+        // Nor is java.lang opened to Chronicle's compiler library (it made ClassLoader.defineClass accessible).
+        String commandLine = run(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                String.valueOf(p.pid()), "VM.command_line"), Map.of()).output();
+        assertTrue(commandLine.contains("--add-opens=java.base/java.lang.reflect=chronicle.core"), commandLine);
+        assertFalse(commandLine.contains("--add-opens=java.base/java.lang="), commandLine);
 
         int logged = e2e.logText().length();
         // SIGTERM to the launcher's PID, as a supervisor sends it (through the handle: Process.destroy

@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 
 /**
  * Starts {@link ForkedRegistryMain} in a fresh JVM the way the runtime image runs the agent: every
- * Chronicle jar on the module path as a named module, and the Chronicle options of the root POM.
+ * Chronicle jar on the module path as a named module, chronicle-compiler's CompilerUtils patched as the
+ * image's build patches it, and the Chronicle options of the root POM.
  */
 final class ForkedJvm {
     private ForkedJvm() {
@@ -54,6 +55,14 @@ final class ForkedJvm {
      */
     static ProcessBuilder command(List<String> extraJvm, boolean withChronicleOptions, boolean withNativeClasses,
             String... args) {
+        return command(extraJvm, withChronicleOptions, withNativeClasses, true, args);
+    }
+
+    /**
+     * @param withCompilerPatch whether to patch chronicle-compiler's CompilerUtils as the runtime image has it
+     */
+    static ProcessBuilder command(List<String> extraJvm, boolean withChronicleOptions, boolean withNativeClasses,
+            boolean withCompilerPatch, String... args) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> modulePath = childModulePath();
         String testClasses = split(System.getProperty("java.class.path", "")).stream()
@@ -75,6 +84,9 @@ final class ForkedJvm {
         if (withNativeClasses) {
             cmd.add("--patch-module");
             cmd.add("chronicle.map=" + nativeClasses());
+        }
+        if (withCompilerPatch) {
+            cmd.addAll(compilerPatch());
         }
         cmd.addAll(extraJvm);
         cmd.add("--module-path");
@@ -117,7 +129,7 @@ final class ForkedJvm {
      * @return options that patch chronicle-compiler's {@code CompilerUtils} as the runtime image has it
      *         (no demand for javac: jlink/src/build/java/ChronicleCompilerPatch.java), made by the build
      */
-    static List<String> compilerPatch() {
+    private static List<String> compilerPatch() {
         String dir = System.getProperty("registry.chronicle.compiler");
         if (dir == null || !Files.isRegularFile(Path.of(dir, "net/openhft/compiler/CompilerUtils.class"))) {
             throw new IllegalStateException("the patched CompilerUtils is missing (the build's chronicle-compiler-patch"

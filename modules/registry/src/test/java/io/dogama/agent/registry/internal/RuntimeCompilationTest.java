@@ -27,7 +27,7 @@ class RuntimeCompilationTest {
 
     @Test
     void withThePregeneratedClassNothingIsCompiledAtRunTime() throws Exception {
-        String log = runProbe(true, "patched");
+        String log = runProbe(true, "header-class");
         assertTrue(log.contains("probe ok") && log.contains("reopen ok"), "the probe failed:\n" + tail(log));
         assertFalse(log.contains(JAVAC_CODE_GENERATOR), "javac generated code at run time");
         Matcher m = GENERATED.matcher(log);
@@ -43,7 +43,7 @@ class RuntimeCompilationTest {
 
     @Test
     void withoutItChronicleTriesToCompileAndFailsOnTheModulePath() throws Exception {
-        String log = runProbe(false, "unpatched");
+        String log = runProbe(false, "no-header-class");
         assertFalse(log.contains("probe ok"), "expected the runtime compilation to fail on the module path");
         assertTrue(log.contains("CachedCompiler.compileFromJava"), "expected a javac failure:\n" + tail(log));
         assertTrue(log.contains("registry: cannot create registry.dat"), "expected a registry start-up error");
@@ -51,17 +51,23 @@ class RuntimeCompilationTest {
 
     @Test
     void withoutJdkCompilerOnlyThePatchedCompilerUtilsLetsTheRegistryStart() throws Exception {
-        // chronicle-compiler's CompilerUtils demands javac when it initializes, which chronicle-values makes it
-        // do, though nothing is compiled: the image's build patches that demand out (ChronicleCompilerPatch).
-        String unpatched = run(optionsWithoutJdkCompiler(), false, true, "nocompiler");
+        // chronicle-values initializes chronicle-compiler's CompilerUtils, though nothing is compiled; its static
+        // initializer makes ClassLoader.defineClass accessible and demands javac. The image's build patches both
+        // out (ChronicleCompilerPatch), so the image opens nothing of java.lang to it and has no jdk.compiler.
+        String unpatched = run(optionsWithoutJdkCompiler(), false, true, false, "unpatched");
         assertTrue(unpatched.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(unpatched));
-        assertFalse(unpatched.contains("probe ok"), "the registry works without jdk.compiler and without the patch");
-        assertTrue(unpatched.contains("ClassNotFoundException: com.sun.tools.javac.api.JavacTool"),
-                "unexpected failure without jdk.compiler:\n" + tail(unpatched));
+        assertFalse(unpatched.contains("probe ok"), "the unpatched CompilerUtils initialized without java.lang opened");
+        assertTrue(unpatched.contains("InaccessibleObjectException") && unpatched.contains("defineClass"),
+                "unexpected failure of the unpatched CompilerUtils:\n" + tail(unpatched));
 
-        List<String> options = optionsWithoutJdkCompiler();
-        options.addAll(ForkedJvm.compilerPatch());
-        String patched = run(options, false, true, "nocompiler-patched");
+        List<String> opened = optionsWithoutJdkCompiler();
+        opened.add("--add-opens=java.base/java.lang=net.openhft.compiler");
+        String unpatchedOpened = run(opened, false, true, false, "unpatched-opened");
+        assertFalse(unpatchedOpened.contains("probe ok"), "the unpatched CompilerUtils initialized without javac");
+        assertTrue(unpatchedOpened.contains("ClassNotFoundException: com.sun.tools.javac.api.JavacTool"),
+                "unexpected failure of the unpatched CompilerUtils without javac:\n" + tail(unpatchedOpened));
+
+        String patched = run(optionsWithoutJdkCompiler(), false, true, true, "patched");
         assertTrue(patched.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(patched));
         assertTrue(patched.contains("probe ok") && patched.contains("reopen ok"),
                 "the registry does not work with the patched CompilerUtils:\n" + tail(patched));
@@ -72,12 +78,14 @@ class RuntimeCompilationTest {
         // What the image does when Chronicle wants a class made at run time (here the header class, left out):
         // no javac, so the registry does not start, rather than running a compiler inside the agent.
         List<String> options = optionsWithoutJdkCompiler();
-        options.addAll(ForkedJvm.compilerPatch());
         options.add("-Xlog:class+load=info");
-        String log = run(options, false, false, "nocompiler-unpatched-map");
+        String log = run(options, false, false, true, "no-header-class");
         assertTrue(log.contains("jdk.compiler=absent"), "jdk.compiler was resolved after all:\n" + tail(log));
         assertFalse(log.contains("probe ok"), "the registry started without the header class and without javac");
         assertTrue(log.contains("registry: cannot create registry.dat"), "expected a registry start-up error:\n" + tail(log));
+        // The cause: the compilation found no compiler (the patched reset() left it null), not anything else.
+        assertTrue(log.contains("\"net.openhft.compiler.CompilerUtils.s_compiler\" is null")
+                && log.contains("CachedCompiler.loadFromJava"), "expected the compilation to find no javac:\n" + tail(log));
         assertFalse(log.contains("com.sun.tools.javac."), "a javac class was loaded");
         assertFalse(GENERATED.matcher(log).find(), "a class was generated at run time");
     }
@@ -92,15 +100,20 @@ class RuntimeCompilationTest {
         return options;
     }
 
-    private String runProbe(boolean patched, String name) throws Exception {
-        return run(List.of("-Xlog:class+load=info"), true, patched, name);
+    private String runProbe(boolean nativeClasses, String name) throws Exception {
+        return run(List.of("-Xlog:class+load=info"), true, nativeClasses, true, name);
     }
 
-    private String run(List<String> jvm, boolean chronicleOptions, boolean patched, String name) throws Exception {
+    /**
+     * @param nativeClasses  whether the build-time generated header class is patched into chronicle.map
+     * @param compilerPatch  whether CompilerUtils is patched as the image's build patches it
+     */
+    private String run(List<String> jvm, boolean chronicleOptions, boolean nativeClasses, boolean compilerPatch,
+            String name) throws Exception {
         Path log = dir.resolve(name + ".log");
         Path data = Files.createDirectory(dir.resolve(name));
-        return ForkedJvm.run(ForkedJvm.command(jvm, chronicleOptions, patched, "probe", data.toString()), log)
-                .output();
+        return ForkedJvm.run(ForkedJvm.command(jvm, chronicleOptions, nativeClasses, compilerPatch, "probe",
+                data.toString()), log).output();
     }
 
     private static String tail(String log) {
