@@ -96,46 +96,52 @@ final class Approvals {
         };
     }
 
-    /** @return the host bindings a registered plan publishes (none if it does not parse) */
-    static List<HostPort> bindings(String canonicalPlan) {
-        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
-            return List.of();
-        }
-        List<HostPort> out = new ArrayList<>();
-        for (Plan.Port p : ok.value().ports()) {
-            Optional<Protocol> proto = Protocol.parse(p.protocol());
-            if (proto.isPresent() && p.hostPort() >= 1 && p.hostPort() <= 65535) {
-                out.add(new HostPort(p.hostIp(), (int) p.hostPort(), proto.get()));
-            }
-        }
-        return out;
-    }
-
-    /** @return the bind sources a registered plan names, as stated in it (none if it does not parse) */
-    static List<String> sources(String canonicalPlan) {
-        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
-            return List.of();
-        }
-        return ok.value().mounts().stream().map(Plan.Mount::source).toList();
+    /**
+     * What registered plans claim: by instance ID, the host bindings they publish and the bind sources they name
+     * (current and, mid-replace, prior plan).
+     *
+     * @param bindings host bindings by instance ID
+     * @param sources  bind sources by instance ID, as stated in the plans
+     */
+    record Claims(Map<String, List<HostPort>> bindings, Map<String, List<String>> sources) {
     }
 
     /**
-     * The bind sources of every registered instance, current and, mid-replace, prior plan (SPEC 8.3,
-     * 1.1): fed to the validator's overlap rule at validation and before every start.
+     * The claims of every registered instance, from one read of the registry, each plan parsed once (SPEC 8.3
+     * and 8.4, 1.1): fed to the validator's overlap and port rules at validation, at a registration, and (the
+     * sources) before every start. A plan that no longer parses claims nothing (it did when stored).
      *
-     * @return sources by instance ID
+     * @return the claims
      * @throws RegistryException if the registry failed
      */
-    Map<String, List<String>> registeredSources() throws RegistryException {
-        Map<String, List<String>> out = new HashMap<>();
+    Claims registered() throws RegistryException {
+        Map<String, List<HostPort>> bindings = new HashMap<>();
+        Map<String, List<String>> sources = new HashMap<>();
         for (Lookup l : registry.all()) {
             if (l instanceof Lookup.Found f) {
-                List<String> s = new ArrayList<>(sources(f.record().canonicalPlan()));
-                f.record().prior().ifPresent(p -> s.addAll(sources(p.canonicalPlan())));
-                out.put(f.record().instanceId(), s);
+                List<HostPort> b = new ArrayList<>();
+                List<String> s = new ArrayList<>();
+                claims(f.record().canonicalPlan(), b, s);
+                f.record().prior().ifPresent(p -> claims(p.canonicalPlan(), b, s));
+                bindings.put(f.record().instanceId(), b);
+                sources.put(f.record().instanceId(), s);
             }
         }
-        return out;
+        return new Claims(bindings, sources);
+    }
+
+    /** Adds the host bindings a registered plan publishes and the bind sources it names (none if it does not parse). */
+    private static void claims(String canonicalPlan, List<HostPort> bindings, List<String> sources) {
+        if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
+            return;
+        }
+        for (Plan.Port p : ok.value().ports()) {
+            Optional<Protocol> proto = Protocol.parse(p.protocol());
+            if (proto.isPresent() && p.hostPort() >= 1 && p.hostPort() <= 65535) {
+                bindings.add(new HostPort(p.hostIp(), (int) p.hostPort(), proto.get()));
+            }
+        }
+        ok.value().mounts().forEach(m -> sources.add(m.source()));
     }
 
     /**
@@ -158,20 +164,8 @@ final class Approvals {
                 }
             }
         }
-        return new ValidationContext(published, registeredBindings(), registeredSources());
-    }
-
-    /** @return the host bindings of every registered instance, current and, mid-replace, prior plan */
-    Map<String, List<HostPort>> registeredBindings() throws RegistryException {
-        Map<String, List<HostPort>> registered = new HashMap<>();
-        for (Lookup l : registry.all()) {
-            if (l instanceof Lookup.Found f) {
-                List<HostPort> b = new ArrayList<>(bindings(f.record().canonicalPlan()));
-                f.record().prior().ifPresent(p -> b.addAll(bindings(p.canonicalPlan())));
-                registered.put(f.record().instanceId(), b);
-            }
-        }
-        return registered;
+        Claims claims = registered();
+        return new ValidationContext(published, claims.bindings(), claims.sources());
     }
 
     /** The registry write a registration makes, run by {@link #register} under its lock. */
@@ -199,7 +193,8 @@ final class Approvals {
     void register(Approved approved, Registration write) throws Abort, RegistryException {
         synchronized (registrations) {
             if (registered.get() != approved.registrationsSeen()) {
-                ValidationContext now = new ValidationContext(Set.of(), registeredBindings(), registeredSources());
+                Claims claims = registered();
+                ValidationContext now = new ValidationContext(Set.of(), claims.bindings(), claims.sources());
                 if (policy.validate(approved.plan().plan(), now) instanceof Outcome.Failed<ValidatedPlan> f) {
                     throw Abort.of(prefixed(f, approved.fieldPrefix()));
                 }

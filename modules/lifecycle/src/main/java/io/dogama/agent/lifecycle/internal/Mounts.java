@@ -37,7 +37,7 @@ final class Mounts {
                 created.add(new ContainerSpec.BindMount(m.source(), m.target(), m.readOnly()));
             }
         }
-        if (policy.revalidateMounts(Approvals.parseRegistered(canonicalPlan), created, approvals.registeredSources())
+        if (policy.revalidateMounts(Approvals.parseRegistered(canonicalPlan), created, approvals.registered().sources())
                 instanceof Outcome.Failed<?> f) {
             throw Abort.of(f);
         }

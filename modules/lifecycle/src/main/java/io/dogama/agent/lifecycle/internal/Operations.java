@@ -269,7 +269,7 @@ final class Operations implements AgentOperations {
     public Outcome<List<PortAvailability>> checkPorts(List<HostPort> bindings) {
         return read("check-ports", () -> {
             List<HostPort> taken = new ArrayList<>(approvals.publishedHostPorts());
-            approvals.registeredBindings().values().forEach(taken::addAll);
+            approvals.registered().bindings().values().forEach(taken::addAll);
             return bindings.stream()
                     .map(b -> new PortAvailability(b, taken.stream().noneMatch(b::conflictsWith))).toList();
         });

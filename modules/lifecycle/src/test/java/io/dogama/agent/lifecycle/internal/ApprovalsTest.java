@@ -27,6 +27,10 @@ import io.dogama.agent.policy.PlanParser;
 import io.dogama.agent.policy.PlanPolicy;
 import io.dogama.agent.policy.Rules;
 import io.dogama.agent.policy.Template;
+import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.InstanceRecord;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -244,6 +248,82 @@ class ApprovalsTest {
         List<NetworkInfo> found = approved.networks().resolve(engine, approved.plan().spec().networks());
         assertEquals(List.of(h.network), engine.networkLookups, "the create looked its networks up again");
         assertEquals(h.docker.inspectNetwork(h.network).orElseThrow(), found.getFirst());
+    }
+
+    @Test
+    void anApprovalReadsTheRegisteredPlansOnceForTheirPortsAndTheirBindSources() throws Exception {
+        // Every registered record is read and its MAC checked, and every plan parsed, per walk: at the largest
+        // registry (10,000 instances) a walk takes about 70 ms, so a create makes one, not one per kind of claim.
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        int port = Harness.port();
+        Path taken = h.source("claimed");
+        Plan registered = parse(h.plan(h.newId(), taken, port, "hi"));
+        Approvals.Approved first = approvals.approveCreate(registered);
+        approvals.register(first, () -> h.registry.insert(Records.record(first.plan(), InstanceState.CREATING, 0,
+                Optional.empty(), Optional.empty(), Optional.empty())));
+        Counting counting = new Counting(h.registry);
+        Approvals counted = new Approvals(engine, counting, h.policy);
+
+        // The one walk still carries both claims of the registered plan: its host port and its bind source.
+        Abort samePort = expectAbort(() -> counted.approveCreate(parse(h.plan(h.newId(), h.source("f"), port, "hi"))));
+        assertEquals(1, counting.walks.get(), "registry walks for one approval");
+        assertEquals(ProblemCode.PORT_CONFLICT, samePort.code(), "the registered host port");
+        Path inside = Files.createDirectory(taken.resolve("inner"));
+        Abort sameSource = expectAbort(() -> counted.approveCreate(parse(h.plan(h.newId(), inside, Harness.port(), "hi"))));
+        assertEquals(2, counting.walks.get(), "registry walks for two approvals");
+        assertTrue(rules(sameSource).contains(Rules.SOURCE_OVERLAPS_INSTANCE),
+                "the registered bind source: " + rules(sameSource));
+    }
+
+    private static List<String> rules(Abort a) {
+        return ((Outcome.Failed<?>) a.outcome()).violations().stream().map(Violation::rule).toList();
+    }
+
+    /** The registry, counting its walks ({@link Registry#all}). */
+    private static final class Counting implements Registry {
+        private final Registry real;
+        final AtomicInteger walks = new AtomicInteger();
+
+        Counting(Registry real) {
+            this.real = real;
+        }
+
+        @Override
+        public Lookup get(String instanceId) throws RegistryException {
+            return real.get(instanceId);
+        }
+
+        @Override
+        public List<Lookup> all() throws RegistryException {
+            walks.incrementAndGet();
+            return real.all();
+        }
+
+        @Override
+        public CasResult insert(InstanceRecord record) throws RegistryException {
+            return real.insert(record);
+        }
+
+        @Override
+        public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
+            return real.replace(expectedGeneration, next);
+        }
+
+        @Override
+        public CasResult remove(String instanceId, long expectedGeneration) throws RegistryException {
+            return real.remove(instanceId, expectedGeneration);
+        }
+
+        @Override
+        public int maxInstances() {
+            return real.maxInstances();
+        }
+
+        @Override
+        public void close() {
+            // the harness closes the real one
+        }
     }
 
     @Test
