@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param pullTimeout         longest time for one image pull, progress stream included
  * @param maxHeaderBytes      largest status line plus headers (also: plus chunk trailers)
  * @param maxBodyBytes        largest buffered response body
+ * @param maxListingBytes     largest listing of the running containers, read as it arrives (only the ports it
+ *                            publishes are kept), not buffered
  * @param maxPullStreamBytes  largest pull progress stream, all messages together
  * @param maxPullMessageBytes largest single pull progress message
  * @param maxIdleConnections  keep-alive connections kept open between requests
@@ -31,6 +33,7 @@ public record DockerLimits(
         Duration pullTimeout,
         int maxHeaderBytes,
         int maxBodyBytes,
+        long maxListingBytes,
         long maxPullStreamBytes,
         int maxPullMessageBytes,
         int maxIdleConnections,
@@ -52,6 +55,11 @@ public record DockerLimits(
     public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
     /** Default body limit: an inspect is about 8 KiB, a list of 1000 containers about 2 MiB. */
     public static final int DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+    /**
+     * Default listing limit: a running container is about 2 KiB of the listing, so about 30,000 of them, three
+     * times the most instances an agent may register (the host's other containers are listed too).
+     */
+    public static final long DEFAULT_MAX_LISTING_BYTES = 64L * 1024 * 1024;
     /** Default pull stream limit: a progress message is about 200 bytes. */
     public static final long DEFAULT_MAX_PULL_STREAM_BYTES = 64L * 1024 * 1024;
     /** Default limit of one pull progress message. */
@@ -66,7 +74,7 @@ public record DockerLimits(
     /** All defaults. */
     public static final DockerLimits DEFAULTS = new DockerLimits(DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT,
             DEFAULT_REQUEST_TIMEOUT, DEFAULT_PING_TIMEOUT, DEFAULT_STOP_MARGIN, DEFAULT_PULL_TIMEOUT,
-            DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_PULL_STREAM_BYTES,
+            DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_LISTING_BYTES, DEFAULT_MAX_PULL_STREAM_BYTES,
             DEFAULT_MAX_PULL_MESSAGE_BYTES, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_MAX_CONNECTIONS);
 
     /** Smallest header limit that still fits the engine's headers. */
@@ -92,6 +100,9 @@ public record DockerLimits(
         }
         if (maxBodyBytes < MIN_BODY_BYTES) {
             throw new IllegalArgumentException("docker: maxBodyBytes below " + MIN_BODY_BYTES);
+        }
+        if (maxListingBytes < MIN_BODY_BYTES) {
+            throw new IllegalArgumentException("docker: maxListingBytes below " + MIN_BODY_BYTES);
         }
         if (maxPullMessageBytes < MIN_BODY_BYTES || maxPullStreamBytes < maxPullMessageBytes) {
             throw new IllegalArgumentException("docker: pull limits too small or inconsistent");

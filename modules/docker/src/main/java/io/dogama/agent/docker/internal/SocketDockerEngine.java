@@ -20,7 +20,6 @@ import io.dogama.agent.docker.NetworkInfo;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -277,13 +276,16 @@ final class SocketDockerEngine implements DockerEngine {
 
     @Override
     public Set<HostPort> publishedHostPorts() throws DockerException {
-        // all=false: only running containers hold host ports.
+        // all=false: only running containers hold host ports. Read as it arrives, never buffered: PortListing.
         Target t = v().path("containers", "json").query("all", false);
-        Set<HostPort> out = new LinkedHashSet<>();
-        for (Tree c : Tree.parseArray(expect("list containers", call(Request.get(t)), 200).body())) {
-            Views.publishedPorts(c, out);
-        }
-        return out;
+        return http.exchange(Request.get(t), Deadline.in(limits.requestTimeout()), limits.readTimeout(),
+                (status, body) -> {
+                    if (status != 200) {
+                        body.discard(limits.maxBodyBytes());
+                        throw failure("list containers", status);
+                    }
+                    return PortListing.read(body, limits.maxListingBytes());
+                });
     }
 
     @Override

@@ -43,25 +43,6 @@ final class Views {
         return new ContainerSummary(t.str("Id"), names, t.stringMap("Labels"), t.str("State", ""));
     }
 
-    /** Host bindings of one running container from a list entry; SCTP and unpublished ports are skipped. */
-    static void publishedPorts(Tree t, Set<HostPort> into) throws DockerProtocolException {
-        for (Tree p : t.objects("Ports")) {
-            long port = p.num("PublicPort", 0);
-            if (port <= 0) {
-                continue;
-            }
-            if (port > 65535) {
-                throw new DockerProtocolException("port out of range");
-            }
-            Optional<Protocol> proto = Protocol.parse(p.str("Type", "tcp"));
-            if (proto.isEmpty()) {
-                continue;
-            }
-            String ip = p.str("IP", "");
-            into.add(new HostPort(ip.isEmpty() ? "0.0.0.0" : ip, (int) port, proto.get()));
-        }
-    }
-
     static ContainerInfo container(Tree t) throws DockerProtocolException {
         Tree config = t.objOrEmpty("Config");
         return new ContainerInfo(t.str("Id"), stripSlash(t.str("Name", "")), t.str("Image", ""),

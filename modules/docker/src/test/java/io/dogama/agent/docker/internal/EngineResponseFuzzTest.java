@@ -39,7 +39,8 @@ class EngineResponseFuzzTest {
      */
     static final DockerLimits LIMITS = new DockerLimits(Duration.ofSeconds(10), Duration.ofSeconds(20),
             Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(30),
-            HostileEngineTest.MAX_HEADER, HostileEngineTest.MAX_BODY, 256 * 1024, 4096, 2, 4);
+            HostileEngineTest.MAX_HEADER, HostileEngineTest.MAX_BODY, HostileEngineTest.MAX_LISTING, 256 * 1024, 4096,
+            2, 4);
 
     @TempDir
     static Path dir;

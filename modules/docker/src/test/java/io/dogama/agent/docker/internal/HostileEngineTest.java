@@ -52,8 +52,9 @@ class HostileEngineTest {
     static final Duration REQUEST = Duration.ofSeconds(2);
     static final int MAX_HEADER = 1024;
     static final int MAX_BODY = 64 * 1024;
+    static final int MAX_LISTING = 256 * 1024;
     static final DockerLimits SMALL = new DockerLimits(Duration.ofSeconds(1), READ, REQUEST, Duration.ofSeconds(1),
-            Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024, 4096, 2, 4);
+            Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, MAX_LISTING, 256 * 1024, 4096, 2, 4);
 
     @TempDir
     Path dir;
@@ -420,8 +421,8 @@ class HostileEngineTest {
     @Test
     void aSaturatedClientWaitsOnlyTheConnectTimeout() throws Exception {
         DockerLimits one = new DockerLimits(Duration.ofMillis(300), Duration.ofSeconds(3), Duration.ofSeconds(3),
-                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024,
-                4096, 1, 1);
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, MAX_LISTING,
+                256 * 1024, 4096, 1, 1);
         try (DockerEngine single = DockerEngine.connect(dir.resolve("engine.sock"), one)) {
             CompletableFuture<Void> hanging = CompletableFuture.runAsync(() -> {
                 try {
@@ -447,8 +448,8 @@ class HostileEngineTest {
         // cores the next call waited until one of them ended (the read timeout here, 10 s).
         int held = Runtime.getRuntime().availableProcessors() + 1;
         DockerLimits roomy = new DockerLimits(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofSeconds(10),
-                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, 256 * 1024,
-                4096, 2, held + 2);
+                Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, MAX_LISTING,
+                256 * 1024, 4096, 2, held + 2);
         try (DockerEngine client = DockerEngine.connect(dir.resolve("engine.sock"), roomy);
                 var callers = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
             java.util.List<java.util.concurrent.Future<DockerException>> holding = new java.util.ArrayList<>();

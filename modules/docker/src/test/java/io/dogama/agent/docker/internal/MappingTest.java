@@ -83,18 +83,6 @@ class MappingTest {
     }
 
     @Test
-    void publishedPortsSkipUnpublishedAndSctp() throws Exception {
-        Set<HostPort> out = new LinkedHashSet<>();
-        Views.publishedPorts(tree("{\"Ports\":[{\"PrivatePort\":80,\"Type\":\"tcp\"},"
-                + "{\"IP\":\"0.0.0.0\",\"PrivatePort\":80,\"PublicPort\":20080,\"Type\":\"tcp\"},"
-                + "{\"IP\":\"::\",\"PrivatePort\":80,\"PublicPort\":20080,\"Type\":\"tcp\"},"
-                + "{\"PrivatePort\":53,\"PublicPort\":20053,\"Type\":\"udp\"},"
-                + "{\"IP\":\"0.0.0.0\",\"PrivatePort\":9,\"PublicPort\":20009,\"Type\":\"sctp\"}]}"), out);
-        assertEquals(Set.of(new HostPort("0.0.0.0", 20080, Protocol.TCP), new HostPort("::", 20080, Protocol.TCP),
-                new HostPort("0.0.0.0", 20053, Protocol.UDP)), out);
-    }
-
-    @Test
     void stateKeepsStartAndExitOnlyWhenMeaningful() throws Exception {
         var created = Views.state(tree("{\"Status\":\"created\",\"Running\":false,\"ExitCode\":0,"
                 + "\"StartedAt\":\"0001-01-01T00:00:00Z\"}"));

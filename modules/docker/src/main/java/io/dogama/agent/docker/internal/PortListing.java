@@ -1,0 +1,195 @@
+package io.dogama.agent.docker.internal;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Protocol;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerProtocolException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.util.LinkedHashSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The host ports running containers publish, read from the engine's container listing as it arrives. The
+ * listing names every running container on the host, the agent's own and anyone else's, with all their labels,
+ * mounts and networks: about 2 KiB each, so a host with a few thousand running containers answers more than any
+ * buffered body may be ({@link io.dogama.agent.docker.DockerLimits#maxBodyBytes()}), and every create would fail.
+ * Streamed, only the published ports are kept; the listing as a whole is bounded by
+ * {@link io.dogama.agent.docker.DockerLimits#maxListingBytes()}, each value in it by {@link #CONSTRAINTS}.
+ *
+ * <p>From each container, {@code Ports}: an entry with a {@code PublicPort} is a host binding on {@code IP}
+ * ({@code 0.0.0.0} when empty) for {@code Type} ({@code tcp} when absent); an entry without one, or for a
+ * protocol the agent does not publish (SCTP), is skipped; a port outside 1..65535 is a protocol error.
+ */
+final class PortListing {
+    private static final System.Logger LOG = System.getLogger(PortListing.class.getName());
+
+    /** Per value: no string in a listing is longer than a label value, no object deeper than a few levels. */
+    static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+            .maxStringLength(1024 * 1024).maxNestingDepth(64).maxNumberLength(32).maxNameLength(64 * 1024).build();
+    private static final JsonFactory FACTORY = JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build();
+
+    private PortListing() {
+    }
+
+    /**
+     * Reads the listing to its end.
+     *
+     * @param body     the answer's body (status 200)
+     * @param maxBytes most bytes the listing may have
+     * @return the host bindings, in listing order
+     * @throws DockerException {@link DockerProtocolException} if the listing is larger than {@code maxBytes}, is
+     *                         not a JSON array of objects, or names a port out of range; the body's own failures
+     */
+    static Set<HostPort> read(BodyReader body, long maxBytes) throws DockerException {
+        if (body.declaredLength() > maxBytes) {
+            throw new DockerProtocolException("the container listing exceeds its limit");
+        }
+        Bounded in = new Bounded(body, maxBytes);
+        Set<HostPort> out = new LinkedHashSet<>();
+        try (JsonParser p = FACTORY.createParser(in)) {
+            expect(p.nextToken(), JsonToken.START_ARRAY, "the engine did not answer with a JSON array");
+            JsonToken t;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                expect(t, JsonToken.START_OBJECT, "a JSON array holds a non-object");
+                container(p, out);
+            }
+            if (p.nextToken() != null) {
+                throw new DockerProtocolException("the engine answered with malformed JSON");
+            }
+        } catch (Bounded.Failed e) {
+            throw e.cause;
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "docker: unparseable container listing ({0})", e.getClass().getSimpleName());
+            throw new DockerProtocolException("the engine answered with malformed JSON");
+        }
+        return out;
+    }
+
+    /** One container object, its start token read: its {@code Ports} into {@code out}, the rest skipped. */
+    private static void container(JsonParser p, Set<HostPort> out) throws IOException, DockerException {
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+            String field = p.currentName();
+            t = p.nextToken();
+            if ("Ports".equals(field) && t == JsonToken.START_ARRAY) {
+                while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                    expect(t, JsonToken.START_OBJECT, "unexpected JSON type for Ports");
+                    port(p).ifPresent(out::add);
+                }
+            } else if ("Ports".equals(field) && t != JsonToken.VALUE_NULL) {
+                throw new DockerProtocolException("unexpected JSON type for Ports");
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    /** One entry of {@code Ports}, its start token read. */
+    private static Optional<HostPort> port(JsonParser p) throws IOException, DockerException {
+        long publicPort = 0;
+        String type = "tcp";
+        String ip = "";
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+            String field = p.currentName();
+            t = p.nextToken();
+            switch (field) {
+                case "PublicPort" -> publicPort = number(p, t, field);
+                case "Type" -> type = text(p, t, field, "tcp");
+                case "IP" -> ip = text(p, t, field, "");
+                default -> p.skipChildren();
+            }
+        }
+        if (publicPort <= 0) {
+            return Optional.empty();
+        }
+        if (publicPort > 65535) {
+            throw new DockerProtocolException("port out of range");
+        }
+        Optional<Protocol> proto = Protocol.parse(type);
+        if (proto.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new HostPort(ip.isEmpty() ? "0.0.0.0" : ip, (int) publicPort, proto.get()));
+    }
+
+    private static long number(JsonParser p, JsonToken t, String field) throws IOException, DockerException {
+        if (t == JsonToken.VALUE_NULL) {
+            return 0;
+        }
+        if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            throw new DockerProtocolException("unexpected JSON type for " + field);
+        }
+        return p.getLongValue();
+    }
+
+    private static String text(JsonParser p, JsonToken t, String field, String absent) throws IOException,
+            DockerException {
+        if (t == JsonToken.VALUE_NULL) {
+            return absent;
+        }
+        if (t != JsonToken.VALUE_STRING) {
+            throw new DockerProtocolException("unexpected JSON type for " + field);
+        }
+        return p.getText();
+    }
+
+    private static void expect(JsonToken got, JsonToken want, String message) throws DockerProtocolException {
+        if (got != want) {
+            throw new DockerProtocolException(message);
+        }
+    }
+
+    /** The body as a stream for the parser, at most {@code max} bytes, its failures kept as they are. */
+    private static final class Bounded extends InputStream {
+        /** Carries a failure of the body, or the limit, through the parser. */
+        static final class Failed extends IOException {
+            private static final long serialVersionUID = 1L;
+            final transient DockerException cause;
+
+            Failed(DockerException cause) {
+                super(cause.getMessage());
+                this.cause = cause;
+            }
+        }
+
+        private final BodyReader body;
+        private final long max;
+        private long total;
+
+        Bounded(BodyReader body, long max) {
+            this.body = body;
+            this.max = max;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] dst, int off, int len) throws IOException {
+            int n;
+            try {
+                n = body.read(dst, off, len);
+            } catch (DockerException e) {
+                throw new Failed(e);
+            }
+            if (n > 0) {
+                total += n;
+                if (total > max) {
+                    throw new Failed(new DockerProtocolException("the container listing exceeds its limit"));
+                }
+            }
+            return n;
+        }
+    }
+}
