@@ -47,9 +47,10 @@ final class Approvals {
 
     /**
      * Listings of the running containers at once: one. A listing names every container on the host, the
-     * agent's own and anyone else's, with all their labels: up to the engine client's body limit, read
-     * whole and parsed, many times the heap a request otherwise takes. Requests that need one at the same
-     * time share it ({@link SharedCall}), so concurrent creates and port checks cannot fill the heap.
+     * agent's own and anyone else's, with all their labels: up to the engine client's listing limit
+     * (64 MiB), read as it arrives for the ports alone, but an engine thread and a connection for as long as
+     * it takes. Requests that need one at the same time share it ({@link SharedCall}), so concurrent creates
+     * and port checks cannot crowd out the engine or the agent's other calls.
      */
     static final int PORT_LISTINGS = 1;
 
