@@ -21,11 +21,15 @@ import java.util.Set;
  * mounts and networks: about 2 KiB each, so a host with a few thousand running containers answers more than any
  * buffered body may be ({@link io.dogama.agent.docker.DockerLimits#maxBodyBytes()}), and every create would fail.
  * Streamed, only the published ports are kept; the listing as a whole is bounded by
- * {@link io.dogama.agent.docker.DockerLimits#maxListingBytes()}, each value in it by {@link #CONSTRAINTS}.
+ * {@link io.dogama.agent.docker.DockerLimits#maxListingBytes()}, each value the parser builds by {@link #CONSTRAINTS}
+ * (a value it skips is never built), and what is kept by {@link #MAX_BINDINGS} and {@link #MAX_IP_CHARS}. Field
+ * names are not kept either: jackson's table of names would otherwise hold every distinct name of the listing, and
+ * carry them into the next one.
  *
  * <p>From each container, {@code Ports}: an entry with a {@code PublicPort} is a host binding on {@code IP}
  * ({@code 0.0.0.0} when empty) for {@code Type} ({@code tcp} when absent); an entry without one, or for a
- * protocol the agent does not publish (SCTP), is skipped; a port outside 1..65535 is a protocol error.
+ * protocol the agent does not publish (SCTP), is skipped; a port outside 1..65535, a key of these given twice,
+ * or a value of the wrong type is a protocol error.
  */
 final class PortListing {
     private static final System.Logger LOG = System.getLogger(PortListing.class.getName());
@@ -33,7 +37,13 @@ final class PortListing {
     /** Per value: no string in a listing is longer than a label value, no object deeper than a few levels. */
     static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
             .maxStringLength(1024 * 1024).maxNestingDepth(64).maxNumberLength(32).maxNameLength(64 * 1024).build();
-    private static final JsonFactory FACTORY = JsonFactory.builder().streamReadConstraints(CONSTRAINTS).build();
+    static final JsonFactory FACTORY = JsonFactory.builder().streamReadConstraints(CONSTRAINTS)
+            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+            .build();
+    /** Most distinct host bindings a listing may hold: a port number for each protocol, twice over. */
+    static final int MAX_BINDINGS = 4 * 65_535;
+    /** Longest host address in a binding: the longest textual IPv6 address. */
+    static final int MAX_IP_CHARS = 45;
 
     private PortListing() {
     }
@@ -65,7 +75,8 @@ final class PortListing {
             }
         } catch (Bounded.Failed e) {
             throw e.cause;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // A RuntimeException too: the parser's own failures on hostile input must stay a protocol error.
             LOG.log(Level.DEBUG, "docker: unparseable container listing ({0})", e.getClass().getSimpleName());
             throw new DockerProtocolException("the engine answered with malformed JSON");
         }
@@ -74,14 +85,20 @@ final class PortListing {
 
     /** One container object, its start token read: its {@code Ports} into {@code out}, the rest skipped. */
     private static void container(JsonParser p, Set<HostPort> out) throws IOException, DockerException {
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+        boolean ports = false;
+        while (p.nextToken() != JsonToken.END_OBJECT) {
             String field = p.currentName();
-            t = p.nextToken();
+            JsonToken t = p.nextToken();
+            if ("Ports".equals(field)) {
+                ports = once(ports, field);
+            }
             if ("Ports".equals(field) && t == JsonToken.START_ARRAY) {
                 while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
                     expect(t, JsonToken.START_OBJECT, "unexpected JSON type for Ports");
-                    port(p).ifPresent(out::add);
+                    Optional<HostPort> binding = port(p);
+                    if (binding.isPresent() && out.add(binding.get()) && out.size() > MAX_BINDINGS) {
+                        throw new DockerProtocolException("the container listing holds too many host bindings");
+                    }
                 }
             } else if ("Ports".equals(field) && t != JsonToken.VALUE_NULL) {
                 throw new DockerProtocolException("unexpected JSON type for Ports");
@@ -96,16 +113,30 @@ final class PortListing {
         long publicPort = 0;
         String type = "tcp";
         String ip = "";
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_OBJECT) {
+        boolean seenPort = false;
+        boolean seenType = false;
+        boolean seenIp = false;
+        while (p.nextToken() != JsonToken.END_OBJECT) {
             String field = p.currentName();
-            t = p.nextToken();
+            JsonToken t = p.nextToken();
             switch (field) {
-                case "PublicPort" -> publicPort = number(p, t, field);
-                case "Type" -> type = text(p, t, field, "tcp");
-                case "IP" -> ip = text(p, t, field, "");
+                case "PublicPort" -> {
+                    seenPort = once(seenPort, field);
+                    publicPort = number(p, t, field);
+                }
+                case "Type" -> {
+                    seenType = once(seenType, field);
+                    type = text(p, t, field, "tcp");
+                }
+                case "IP" -> {
+                    seenIp = once(seenIp, field);
+                    ip = text(p, t, field, "");
+                }
                 default -> p.skipChildren();
             }
+        }
+        if (ip.length() > MAX_IP_CHARS) {
+            throw new DockerProtocolException("unexpected JSON value for IP");
         }
         if (publicPort <= 0) {
             return Optional.empty();
@@ -118,6 +149,14 @@ final class PortListing {
             return Optional.empty();
         }
         return Optional.of(new HostPort(ip.isEmpty() ? "0.0.0.0" : ip, (int) publicPort, proto.get()));
+    }
+
+    /** @return true; a protocol error if {@code seen} already (the old tree reader refused duplicate keys too) */
+    private static boolean once(boolean seen, String field) throws DockerProtocolException {
+        if (seen) {
+            throw new DockerProtocolException("duplicate JSON field " + field);
+        }
+        return true;
     }
 
     private static long number(JsonParser p, JsonToken t, String field) throws IOException, DockerException {

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** Maps the engine's JSON answers to this module's typed views, checking every type on the way. */
 final class Views {

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Coverage-guided fuzz target of the Docker response parsers (response head, chunked and other
- * framings, the JSON tree, the views built from it, the pull stream), fed from a fake engine on a
- * real Unix socket that answers each call with the fuzzer's bytes and closes (docs/fuzzing.md).
+ * framings, the JSON tree, the views built from it, the pull stream, the streamed port listing), fed from a
+ * fake engine on a real Unix socket that answers each call with the fuzzer's bytes and closes (docs/fuzzing.md).
  * Without {@code JAZZER_FUZZ=1} it runs once per committed input under
  * {@code EngineResponseFuzzTestInputs/responses/}.
  *

@@ -10,10 +10,8 @@ import io.dogama.agent.docker.DockerProtocolException;
 import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.HostConfigView.PortBindingView;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** JSON to typed views, the CPU formula of the docker CLI, and version negotiation, without an engine. */

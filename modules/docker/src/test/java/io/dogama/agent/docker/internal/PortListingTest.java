@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Protocol;
+import com.fasterxml.jackson.core.JsonFactory;
 import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerLimits;
 import io.dogama.agent.docker.DockerProtocolException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -136,6 +139,32 @@ class PortListingTest {
                 new HostPort("0.0.0.0", 20082, Protocol.TCP)), engine.publishedHostPorts());
     }
 
+    @Test
+    void aListingWithMoreHostBindingsThanAnyHostHasIsRefused() throws Exception {
+        // Each binding kept costs the heap about 120 bytes; a listing of tiny entries must not fill it.
+        StringBuilder b = new StringBuilder("[{\"Ports\":[");
+        for (int i = 0; i <= PortListing.MAX_BINDINGS; i++) {
+            b.append(i == 0 ? "" : ",").append("{\"PublicPort\":").append(1 + i % 65_535).append(",\"IP\":\"")
+                    .append(i / 65_535).append("\"}");
+        }
+        listing = b.append("]}]").toString();
+        Path socket = dir.resolve("roomy.sock");
+        fake = new FakeEngine(socket, (r, out, in) -> FakeEngine.json(out, 200, listing));
+        engine = DockerEngine.connect(socket, new DockerLimits(Duration.ofSeconds(2), Duration.ofSeconds(20),
+                Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2),
+                HostileEngineTest.MAX_HEADER, HostileEngineTest.MAX_BODY, 32L * 1024 * 1024, 256 * 1024, 4096, 2, 4));
+
+        DockerProtocolException e = assertThrows(DockerProtocolException.class, () -> engine.publishedHostPorts());
+        assertEquals("docker: the container listing holds too many host bindings", e.getMessage());
+    }
+
+    @Test
+    void theParserKeepsNoFieldNames() {
+        // Its table of names would hold every distinct name of a listing, and keep them for the next one.
+        assertFalse(PortListing.FACTORY.isEnabled(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES));
+        assertFalse(PortListing.FACTORY.isEnabled(JsonFactory.Feature.INTERN_FIELD_NAMES));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "{\"EVIL-MARKER\":[]}",
@@ -150,6 +179,10 @@ class PortListingTest {
         "[{\"Ports\":[{\"PublicPort\":80}]}",
         "[{\"Ports\":[]}] [\"EVIL-MARKER\"]",
         "[{\"EVIL-MARKER\":\"unterminated",
+        "[{\"Ports\":[{\"PublicPort\":8080,\"PublicPort\":null}]}]",
+        "[{\"Ports\":[{\"PublicPort\":8080,\"IP\":\"127.0.0.1\",\"IP\":\"EVIL-MARKER\"}]}]",
+        "[{\"Ports\":[{\"PublicPort\":8080}],\"Ports\":[]}]",
+        "[{\"Ports\":[{\"PublicPort\":8080,\"IP\":\"0000:0000:0000:0000:0000:0000:0000:0000:EVIL-MARKER\"}]}]",
         "",
     })
     void aMalformedListingIsAProtocolErrorWithoutEngineText(String answer) throws Exception {
