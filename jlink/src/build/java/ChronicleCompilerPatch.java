@@ -1,7 +1,5 @@
 import java.io.IOException;
-import java.lang.classfile.ClassBuilder;
 import java.lang.classfile.ClassFile;
-import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.MethodModel;
@@ -12,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.function.Consumer;
 import java.util.zip.ZipFile;
 
 /**
@@ -78,31 +75,17 @@ public final class ChronicleCompilerPatch {
         Files.write(out, patch(original));
     }
 
-    /** The class with {@code reset()} and {@code <clinit>} replaced (see the class comment). */
+    /**
+     * The class with {@code reset()} and {@code <clinit>} replaced (see the class comment). The pinned SHA-256 is
+     * what guarantees the class has both, in the form this patch was written against.
+     */
     static byte[] patch(byte[] original) {
         ClassFile cf = ClassFile.of();
-        ClassModel model = cf.parse(original);
-        int[] written = {0};
-        long replaced = model.methods().stream().filter(m -> isReset(m) || isClassInit(m)).count();
-        if (replaced != 2) {
-            throw new IllegalStateException("expected reset()V and <clinit> in " + CLASS_FILE + ", found " + replaced);
-        }
         ClassTransform drop = ClassTransform.dropping(e -> e instanceof MethodModel m && (isReset(m) || isClassInit(m)));
-        byte[] patched = cf.transformClass(model, drop.andThen(ClassTransform.endHandler(b -> {
-            method(b, "reset", PRIVATE_STATIC, ChronicleCompilerPatch::reset, written);
-            method(b, ConstantDescs.CLASS_INIT_NAME, ClassFile.ACC_STATIC, ChronicleCompilerPatch::classInit, written);
+        return cf.transformClass(cf.parse(original), drop.andThen(ClassTransform.endHandler(b -> {
+            b.withMethodBody("reset", VOID, PRIVATE_STATIC, ChronicleCompilerPatch::reset);
+            b.withMethodBody(ConstantDescs.CLASS_INIT_NAME, VOID, ClassFile.ACC_STATIC, ChronicleCompilerPatch::classInit);
         })));
-        if (written[0] != 2) {
-            throw new IllegalStateException("wrote " + written[0] + " of the 2 methods of " + CLASS_FILE);
-        }
-        return patched;
-    }
-
-    private static void method(ClassBuilder b, String name, int flags, Consumer<CodeBuilder> body, int[] written) {
-        b.withMethodBody(name, VOID, flags, code -> {
-            body.accept(code);
-            written[0]++;
-        });
     }
 
     /** {@code s_compiler = ToolProvider.getSystemJavaCompiler();} */
