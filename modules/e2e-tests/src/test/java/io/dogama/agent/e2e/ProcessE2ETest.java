@@ -97,6 +97,17 @@ class ProcessE2ETest {
     }
 
     @Test
+    void aStartLogsNoLibraryBanner() {
+        String log = e2e.logText();
+        assertTrue(log.contains("app: agent started in"), log);
+        assertTrue(log.contains("registry: opened with"), "the registry opened in this log: " + log);
+        // Chronicle's announcer (ChronicleStartup) and chronicle-core's notice (the runtime's conf/logging.properties).
+        for (String banner : List.of("Leave your e-mail", "Process id: ", "Running under ", "Chronicle core loaded from")) {
+            assertFalse(log.contains(banner), banner + " in " + log);
+        }
+    }
+
+    @Test
     void theProcessEndsWhenItsListenerDies() throws Exception {
         Process p = e2e.process();
         int port = e2e.listenPort();

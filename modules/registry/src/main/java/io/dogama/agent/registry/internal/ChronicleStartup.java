@@ -48,6 +48,9 @@ final class ChronicleStartup {
         }
         // Belt and braces beside the JVM option: Chronicle must never call its analytics service.
         System.setProperty("chronicle.analytics.disable", "true");
+        // chronicle-core's announcer otherwise logs a banner when a map first opens: the JVM, the process ID and an
+        // invitation to leave an e-mail address with the vendor. None of it is the agent's to say in its log.
+        System.setProperty("chronicle.announcer.disable", "true");
         // Set, not defaulted: a -Dsystem.properties=... from whoever starts the agent is overridden too.
         System.setProperty(PROPERTIES_FILE_PROPERTY, NO_PROPERTIES);
         // chronicle-core's OS otherwise looks for a build folder ("target", "build") in the working directory
