@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class NonceStoreTest {
@@ -100,6 +101,54 @@ class NonceStoreTest {
         Files.writeString(journal, "something else entirely\n");
         AuthException header = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
         assertTrue(header.getMessage().contains("unknown header"), header.getMessage());
+    }
+
+    /**
+     * A line longer than any the agent writes is damage, not a write a crash cut short: it refuses the
+     * start, in the middle of a segment and at its end, and is never held whole (the journal is read
+     * in small pieces, so a line of megabytes must not be buffered up).
+     */
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // an unbounded buffer: a loop without end
+    void aLineLongerThanAnyTheAgentWritesRefusesTheStart() throws Exception {
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            store.admit(nonce(1), T0);
+        }
+        Path journal = dir.resolve("nonces.journal");
+        byte[] whole = Files.readAllBytes(journal);
+        String endless = "1".repeat(4 << 20);
+        Files.writeString(journal, endless + " " + nonce(2) + "\n", StandardOpenOption.APPEND);
+        AuthException middle = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
+        assertTrue(middle.getMessage().contains("line 3 is corrupt"), middle.getMessage());
+        Files.write(journal, whole);
+        Files.writeString(journal, "x".repeat(200), StandardOpenOption.APPEND); // no newline: not a torn append
+        AuthException end = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
+        assertTrue(end.getMessage().contains("line 3 is corrupt"), end.getMessage());
+        Files.writeString(journal, "DOGAMA-NONCES-V1 " + "9".repeat(300) + "\n");
+        AuthException header = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock));
+        assertTrue(header.getMessage().contains("unknown header"), header.getMessage());
+    }
+
+    /**
+     * One nonce in the journal twice, the shorter expiry first: a segment written after the nonce had
+     * expired and was used again. The restarted memory keeps it until the later expiry.
+     */
+    @Test
+    void aNonceJournaledTwiceIsRememberedUntilItsLaterExpiry() throws Exception {
+        long since = T0.toEpochMilli();
+        long first = T0.plus(NonceStore.RETENTION).toEpochMilli();
+        long second = first + 50_000;
+        Files.writeString(dir.resolve("nonces.journal"), "DOGAMA-NONCES-V1 " + since + "\n" + first + " " + nonce(7)
+                + "\n");
+        Files.writeString(dir.resolve("nonces.journal.1"), "DOGAMA-NONCES-V1 " + since + "\n" + second + " "
+                + nonce(7) + "\n");
+        clock.set(Instant.ofEpochMilli(first).minusSeconds(5)); // both lines are unexpired at the restart
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            clock.set(Instant.ofEpochMilli(first).plusSeconds(5));
+            assertEquals(1, store.size());
+            assertEquals(Admission.REPLAYED, store.admit(nonce(7), Instant.ofEpochMilli(second)
+                    .minus(NonceStore.RETENTION)));
+        }
     }
 
     /**

@@ -67,15 +67,36 @@ interface JournalDisk {
      */
     Appender append(Path file) throws IOException;
 
+    /** Where {@link Content} writes. */
+    @FunctionalInterface
+    interface Output {
+        /**
+         * @param bytes written whole
+         * @throws NotWritten if they could not be written
+         */
+        void write(ByteBuffer bytes) throws IOException;
+    }
+
+    /** What a new file holds, written piece by piece, so that it is never on the heap at once. */
+    @FunctionalInterface
+    interface Content {
+        /**
+         * @param out where to write it
+         * @throws IOException if a write failed ({@link NotWritten}) or the content could not be produced
+         */
+        void writeTo(Output out) throws IOException;
+    }
+
     /**
      * Creates a new file (it must not exist) with this content and forces it to the device; its
-     * directory entry is durable only after {@link #forceDirectory}.
+     * directory entry is durable only after {@link #forceDirectory}. If the content fails, the file is
+     * removed again.
      *
      * @param file    the file
      * @param content its content
-     * @throws IOException if it exists or cannot be written or forced
+     * @throws IOException if it exists or cannot be written ({@link NotWritten}) or forced, or the content failed
      */
-    void createForced(Path file, byte[] content) throws IOException;
+    void createForced(Path file, Content content) throws IOException;
 
     /**
      * Renames atomically, replacing {@code to}; durable after {@link #forceDirectory}.
@@ -141,18 +162,23 @@ interface JournalDisk {
         }
 
         @Override
-        public void createForced(Path file, byte[] content) throws IOException {
+        public void createForced(Path file, Content content) throws IOException {
             try (FileChannel out = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE), OWNER_ONLY)) {
-                ByteBuffer buffer = ByteBuffer.wrap(content);
                 try {
-                    while (buffer.hasRemaining()) {
-                        out.write(buffer);
-                    }
-                } catch (IOException e) {
-                    // a full file system: the new file is removed again and nothing else changed
+                    content.writeTo(buffer -> {
+                        try {
+                            while (buffer.hasRemaining()) {
+                                out.write(buffer);
+                            }
+                        } catch (IOException e) {
+                            throw new NotWritten(e);
+                        }
+                    });
+                } catch (IOException | RuntimeException e) {
+                    // a full file system or a failed content: the new file is removed again and nothing else changed
                     Files.deleteIfExists(file);
-                    throw new NotWritten(e);
+                    throw e;
                 }
                 out.force(true);
             }

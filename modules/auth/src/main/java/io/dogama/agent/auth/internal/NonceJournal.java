@@ -3,6 +3,7 @@ package io.dogama.agent.auth.internal;
 import io.dogama.agent.auth.AuthException;
 import io.dogama.agent.auth.Authenticator;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -35,10 +36,16 @@ import java.util.Set;
  * appended to it, so a visible segment always has its header.
  *
  * <p>Crash rules on reading: a final line without its newline is a write a crash cut short (its
- * nonce was never acknowledged), so it is dropped; any other malformed line refuses the start. A
- * nonce may appear in several segments (a crash between the start rewrite and the removal of the old
- * segments); that is harmless. {@value #LOCK_FILE} holds an exclusive lock so that two agents never
- * share one journal. Every file is created mode 0600.
+ * nonce was never acknowledged), so it is dropped; any other malformed line refuses the start, and so
+ * does a line longer than {@value #MAX_LINE} bytes. A nonce may appear in several segments (a crash
+ * between the start rewrite and the removal of the old segments); that is harmless. {@value #LOCK_FILE}
+ * holds an exclusive lock so that two agents never share one journal. Every file is created mode 0600.
+ *
+ * <p>Memory: the segments are never held whole. A start reads them twice, {@value #BUFFER} bytes at a
+ * time: {@link #open} checks every line and counts the unexpired ones (the table is sized by that
+ * count), and {@link #start} copies the unexpired lines into the new segment while it hands each one
+ * to the caller (who puts its fingerprint into the table outside the heap). A journal of millions of
+ * lines therefore reloads within the image's 96 MiB heap (LargeJournalTest).
  *
  * <p>Threads: {@link #open} and {@link #start} run before the memory is shared; afterwards only the
  * memory's journal thread calls {@link #append} and, after it stopped, {@link #close}.
@@ -54,12 +61,18 @@ final class NonceJournal implements AutoCloseable {
     static final long SEGMENT_MILLIS = 10_000;
     private static final String HEADER = "DOGAMA-NONCES-V1";
     private static final String TEMP_SUFFIX = ".tmp";
+    /** The longest line of a segment, header included: 19 digits, a space, the longest nonce, and room. */
+    static final int MAX_LINE = 128;
+    /** Bytes read or written at a time when a segment is streamed, 64 KiB. */
+    static final int BUFFER = 1 << 16;
 
     private final Path dir;
     private final JournalDisk disk;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final Instant since;
+    /** Lines of the files read at open that expire before this epoch millisecond are dropped at start. */
+    private final long cutoffMillis;
     private final List<Path> previous;
     private final Deque<Segment> closed = new ArrayDeque<>();
     private Segment current;
@@ -82,30 +95,59 @@ final class NonceJournal implements AutoCloseable {
     /**
      * A journal opened at start.
      *
-     * @param journal the open journal
-     * @param since   when this memory began
-     * @param entries every entry in the files, expired ones and duplicates included
+     * @param journal   the open journal
+     * @param since     when this memory began
+     * @param unexpired how many lines {@link #start} will hand over (duplicates included): the most the table must hold
      */
-    record Loaded(NonceJournal journal, Instant since, List<NonceMemory.Entry> entries) {
+    record Loaded(NonceJournal journal, Instant since, long unexpired) {
+    }
+
+    /** Receives the unexpired lines of the segments, in file order. */
+    @FunctionalInterface
+    interface LineSink {
+        /**
+         * @param expiryMillis the line's expiry, at or after the cutoff
+         * @param nonce        its nonce, syntax-checked
+         * @throws IOException if the line could not be used
+         */
+        void line(long expiryMillis, String nonce) throws IOException;
+    }
+
+    /** A malformed segment: the start is refused with this message. */
+    private static final class Corrupt extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Corrupt(String message) {
+            super(message);
+        }
+    }
+
+    /** A line of a segment: a nonce and the epoch millisecond after which it may be forgotten. */
+    private record Line(long expiryMillis, String nonce) {
+    }
+
+    /** What reading a segment found besides its lines. */
+    private record Read(Instant since, boolean torn, long unexpired) {
     }
 
     private NonceJournal(Path dir, JournalDisk disk, FileChannel lockChannel, FileLock lock, Instant since,
-            List<Path> previous) {
+            long cutoffMillis, List<Path> previous) {
         this.dir = dir;
         this.disk = disk;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.since = since;
+        this.cutoffMillis = cutoffMillis;
         this.previous = previous;
     }
 
     /**
-     * Locks and reads the journal, or starts a new one whose memory begins now.
+     * Locks the journal and checks every line of it, or starts a new one whose memory begins now.
      *
      * @param dir  an existing directory
-     * @param now  the current instant
+     * @param now  the current instant: lines that expire before it are dropped at {@link #start}
      * @param disk the file operations used from {@link #start} on
-     * @return the journal and its entries; the caller must {@link #start} it before appending
+     * @return the journal and the number of its unexpired lines; the caller must {@link #start} it before appending
      * @throws AuthException if the directory is unusable, the journal is locked by another process, or corrupt
      */
     static Loaded open(Path dir, Instant now, JournalDisk disk) throws AuthException {
@@ -135,18 +177,16 @@ final class NonceJournal implements AutoCloseable {
             }
             Instant since = null;
             boolean torn = false;
-            List<NonceMemory.Entry> entries = new ArrayList<>();
+            long unexpired = 0;
             for (Path file : files) {
-                byte[] content;
-                try {
-                    content = Files.readAllBytes(file);
-                } catch (NoSuchFileException e) {
+                Read read = read(file, now.toEpochMilli(), (expiryMillis, nonce) -> { });
+                if (read == null) {
                     continue;
                 }
-                Instant began = parse(content, file, entries);
-                torn |= content.length > 0 && content[content.length - 1] != '\n';
+                torn |= read.torn();
+                unexpired += read.unexpired();
                 // Every segment carries the same start; should they ever differ, the later one is the safe one.
-                since = since == null || began.isAfter(since) ? began : since;
+                since = since == null || read.since().isAfter(since) ? read.since() : since;
             }
             Instant memorySince = since == null ? now : since;
             if (torn || since == null && ranBefore) {
@@ -159,8 +199,11 @@ final class NonceJournal implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal in {0} was {1}; requests timestamped "
                         + "before {2} are refused", dir, torn ? "cut short" : "missing", memorySince);
             }
-            return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, files), memorySince,
-                    entries);
+            return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, now.toEpochMilli(), files),
+                    memorySince, unexpired);
+        } catch (Corrupt e) {
+            closeQuietly(lockChannel);
+            throw new AuthException(e.getMessage());
         } catch (IOException e) {
             closeQuietly(lockChannel);
             throw new AuthException("cannot open the nonce journal in " + dir, e);
@@ -179,84 +222,167 @@ final class NonceJournal implements AutoCloseable {
         }
     }
 
-    private static Instant parse(byte[] content, Path file, List<NonceMemory.Entry> entries) throws AuthException {
-        String text = new String(content, StandardCharsets.US_ASCII);
-        int firstEnd = text.indexOf('\n');
-        if (firstEnd < 0) {
-            throw new AuthException("nonce journal " + file + " has no header");
-        }
-        String header = text.substring(0, firstEnd);
-        Instant since;
-        if (!header.startsWith(HEADER + ' ')) {
-            throw new AuthException("nonce journal " + file + " has an unknown header");
-        }
+    /**
+     * Reads one segment {@value #BUFFER} bytes at a time: checks its header and every complete line and
+     * hands each line that expires at or after the cutoff to the sink.
+     *
+     * @return what it found, or null if the file is gone
+     * @throws Corrupt if the header or a complete line is malformed, or a line is longer than {@value #MAX_LINE}
+     * @throws IOException if it cannot be read, or the sink failed
+     */
+    private static Read read(Path file, long cutoffMillis, LineSink sink) throws IOException {
+        InputStream in;
         try {
-            since = Instant.ofEpochMilli(Long.parseLong(header.substring(HEADER.length() + 1)));
-        } catch (NumberFormatException e) {
-            throw new AuthException("nonce journal " + file + " has an unknown header");
+            in = Files.newInputStream(file);
+        } catch (NoSuchFileException e) {
+            return null;
         }
-        int start = firstEnd + 1;
-        int lineNumber = 2;
-        while (start < text.length()) {
-            int end = text.indexOf('\n', start);
-            if (end < 0) {
-                break; // a torn final append: its request was never answered
+        try (in) {
+            byte[] buffer = new byte[BUFFER];
+            int filled = 0;
+            int start = 0; // the current line's first byte
+            int scan = 0; // the first byte not yet looked at
+            int lineNumber = 1;
+            Instant since = null;
+            long unexpired = 0;
+            while (true) {
+                int end = scan;
+                while (end < filled && buffer[end] != '\n') {
+                    end++;
+                }
+                if (end < filled) {
+                    String line = new String(buffer, start, end - start, StandardCharsets.US_ASCII);
+                    if (since == null) {
+                        since = header(line, file);
+                    } else {
+                        Line e = parseLine(line, file, lineNumber);
+                        if (e.expiryMillis() >= cutoffMillis) {
+                            unexpired++;
+                            sink.line(e.expiryMillis(), e.nonce());
+                        }
+                    }
+                    lineNumber++;
+                    start = end + 1;
+                    scan = start;
+                    continue;
+                }
+                if (filled - start > MAX_LINE) {
+                    throw since == null ? unknownHeader(file) : corrupt(file, lineNumber);
+                }
+                // Keep the unfinished line, move it to the front, read more after it.
+                System.arraycopy(buffer, start, buffer, 0, filled - start);
+                filled -= start;
+                scan = filled;
+                start = 0;
+                int n = in.read(buffer, filled, buffer.length - filled);
+                if (n < 0) {
+                    break;
+                }
+                filled += n;
             }
-            entries.add(parseLine(text.substring(start, end), file, lineNumber));
-            start = end + 1;
-            lineNumber++;
+            if (since == null) {
+                throw new Corrupt("nonce journal " + file + " has no header");
+            }
+            // Bytes after the last newline: a torn final append, whose request was never answered.
+            return new Read(since, filled > 0, unexpired);
         }
-        return since;
     }
 
-    private static NonceMemory.Entry parseLine(String line, Path file, int lineNumber) throws AuthException {
+    private static Instant header(String line, Path file) throws Corrupt {
+        if (!line.startsWith(HEADER + ' ')) {
+            throw unknownHeader(file);
+        }
+        try {
+            return Instant.ofEpochMilli(Long.parseLong(line.substring(HEADER.length() + 1)));
+        } catch (NumberFormatException e) {
+            throw unknownHeader(file);
+        }
+    }
+
+    private static Corrupt unknownHeader(Path file) {
+        return new Corrupt("nonce journal " + file + " has an unknown header");
+    }
+
+    private static Corrupt corrupt(Path file, int lineNumber) {
+        return new Corrupt("nonce journal " + file + " line " + lineNumber + " is corrupt");
+    }
+
+    private static Line parseLine(String line, Path file, int lineNumber) throws Corrupt {
         int space = line.indexOf(' ');
         if (space > 0 && space <= 19) {
             String nonce = line.substring(space + 1);
             try {
                 long expiry = Long.parseLong(line.substring(0, space));
                 if (HeaderSyntax.nonce(nonce)) {
-                    return new NonceMemory.Entry(expiry, nonce);
+                    return new Line(expiry, nonce);
                 }
             } catch (NumberFormatException e) {
                 // reported below
             }
         }
-        throw new AuthException("nonce journal " + file + " line " + lineNumber + " is corrupt");
+        throw corrupt(file, lineNumber);
     }
 
     /**
-     * Writes exactly these entries as the new {@value #FILE}, atomically and durably, removes the
-     * segments read at open, and appends to the new file from now on.
+     * Writes every line of the segments read at open that expires at or after the cutoff as the new
+     * {@value #FILE}, atomically and durably, handing each to {@code reloaded} on the way; then removes
+     * the segments read at open and appends to the new file from now on.
      *
-     * @param live      the entries to keep
+     * @param reloaded  receives each line kept
      * @param nowMillis the clock
-     * @throws IOException if the new file could not be written, forced or renamed; the old files are then kept
+     * @throws IOException if the new file could not be written, forced or renamed, or {@code reloaded} failed;
+     *                     the old files are then kept
      */
-    void start(List<NonceMemory.Entry> live, long nowMillis) throws IOException {
-        StringBuilder text = new StringBuilder(32 + live.size() * 48);
-        long maxExpiry = Long.MIN_VALUE;
-        for (NonceMemory.Entry e : live) {
-            text.append(e.expiryMillis()).append(' ').append(e.nonce()).append('\n');
-            maxExpiry = Math.max(maxExpiry, e.expiryMillis());
-        }
+    void start(LineSink reloaded, long nowMillis) throws IOException {
         Path file = dir.resolve(FILE);
-        createSegment(file, text.toString());
+        Rewrite rewrite = new Rewrite(reloaded);
+        createSegment(file, rewrite);
         for (Path old : previous) {
             if (!old.equals(file)) {
                 disk.delete(old); // a crash before this leaves duplicates, which are harmless
             }
         }
         appender = disk.append(file);
-        current = new Segment(file, nowMillis, maxExpiry);
+        current = new Segment(file, nowMillis, rewrite.maxExpiryMillis);
+    }
+
+    /** The body of the start segment: the unexpired lines of the segments read at open, through one buffer. */
+    private final class Rewrite implements JournalDisk.Content {
+        private final LineSink reloaded;
+        long maxExpiryMillis = Long.MIN_VALUE;
+
+        Rewrite(LineSink reloaded) {
+            this.reloaded = reloaded;
+        }
+
+        @Override
+        public void writeTo(JournalDisk.Output out) throws IOException {
+            ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+            for (Path old : previous) {
+                read(old, cutoffMillis, (expiryMillis, nonce) -> {
+                    reloaded.line(expiryMillis, nonce);
+                    maxExpiryMillis = Math.max(maxExpiryMillis, expiryMillis);
+                    byte[] line = (expiryMillis + " " + nonce + "\n").getBytes(StandardCharsets.US_ASCII);
+                    if (buffer.remaining() < line.length) {
+                        out.write(buffer.flip());
+                        buffer.clear();
+                    }
+                    buffer.put(line);
+                });
+            }
+            out.write(buffer.flip());
+        }
     }
 
     /** Header plus body under a temporary name, forced, renamed, directory forced. */
-    private void createSegment(Path file, String body) throws IOException {
-        String text = HEADER + ' ' + since.toEpochMilli() + '\n' + body;
+    private void createSegment(Path file, JournalDisk.Content body) throws IOException {
+        byte[] header = (HEADER + ' ' + since.toEpochMilli() + '\n').getBytes(StandardCharsets.US_ASCII);
         Path temp = dir.resolve(FILE + TEMP_SUFFIX);
         disk.delete(temp);
-        disk.createForced(temp, text.getBytes(StandardCharsets.US_ASCII));
+        disk.createForced(temp, out -> {
+            out.write(ByteBuffer.wrap(header));
+            body.writeTo(out);
+        });
         disk.replace(temp, file);
         disk.forceDirectory(dir); // makes the rename itself durable
     }
@@ -283,7 +409,7 @@ final class NonceJournal implements AutoCloseable {
 
     private void rotate(long nowMillis) throws IOException {
         Path file = dir.resolve(FILE + "." + nextNumber);
-        createSegment(file, "");
+        createSegment(file, out -> { });
         nextNumber++;
         JournalDisk.Appender next = disk.append(file);
         JournalDisk.Appender old = appender;

@@ -7,9 +7,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -85,10 +82,6 @@ public final class NonceMemory implements AutoCloseable {
     private Batch open = new Batch();
     private boolean closed;
 
-    /** A remembered nonce and the epoch millisecond after which it may be forgotten. */
-    record Entry(long expiryMillis, String nonce) {
-    }
-
     /** Journal lines that one force makes durable, and the admissions waiting for it. */
     private static final class Batch {
         private final CountDownLatch done = new CountDownLatch(1);
@@ -114,26 +107,16 @@ public final class NonceMemory implements AutoCloseable {
         }
     }
 
-    private NonceMemory(int capacity, Duration retention, Duration durableWait, int maxPendingBytes, Clock clock,
-            Instant since, NonceJournal journal, List<Entry> entries) {
+    private NonceMemory(Duration retention, Duration durableWait, int maxPendingBytes, Clock clock, Instant since,
+            NonceJournal journal, NonceHash hash, NonceTable table) {
         this.retentionMillis = retention.toMillis();
         this.durableWaitNanos = durableWait.toNanos();
         this.maxPendingBytes = maxPendingBytes;
         this.clock = clock;
         this.since = since;
         this.journal = journal;
-        this.hash = NonceHash.random();
-        this.table = new NonceTable(capacity, entries.size(), Math.floorDiv(clock.millis(), 1000));
-        List<Entry> longestFirst = new ArrayList<>(entries);
-        longestFirst.sort(Comparator.comparingLong(Entry::expiryMillis).reversed());
-        for (Entry e : longestFirst) {
-            long expirySecond = expirySecond(e.expiryMillis());
-            // The clock moved on while the journal was read and rewritten: what expired since, the table would
-            // forget at its next sweep, and a request that names it is refused as before the memory (SlowReloadTest).
-            if (table.accepts(expirySecond)) {
-                table.insert(hash.hash(e.nonce()), expirySecond, false);
-            }
-        }
+        this.hash = hash;
+        this.table = table;
         if (journal == null) {
             journalThread = null;
         } else {
@@ -152,7 +135,9 @@ public final class NonceMemory implements AutoCloseable {
      * @return the memory
      */
     public static NonceMemory inMemory(int capacity, Duration retention, Clock clock) {
-        return new NonceMemory(capacity, retention, Duration.ZERO, 0, clock, clock.instant(), null, List.of());
+        Instant now = clock.instant();
+        return new NonceMemory(retention, Duration.ZERO, 0, clock, now, null, NonceHash.random(),
+                new NonceTable(capacity, 0, Math.floorDiv(now.toEpochMilli(), 1000)));
     }
 
     /**
@@ -196,21 +181,23 @@ public final class NonceMemory implements AutoCloseable {
             throw new IllegalArgumentException("auth: the durable wait must be positive");
         }
         long now = clock.millis();
-        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, clock.instant(), Objects.requireNonNull(disk));
-        List<Entry> live = new ArrayList<>();
-        for (Entry e : loaded.entries()) {
-            if (e.expiryMillis() >= now) {
-                live.add(e);
-            }
-        }
+        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, Instant.ofEpochMilli(now),
+                Objects.requireNonNull(disk));
+        NonceHash hash = NonceHash.random();
+        // The table's clock is the journal's cutoff: every line handed over expires at or after it, so the
+        // table takes each one, however long the rewrite takes (SlowReloadTest); the first admission moves it on.
+        NonceTable table = new NonceTable(capacity, (int) Math.min(loaded.unexpired(), Integer.MAX_VALUE),
+                Math.floorDiv(now, 1000));
         try {
-            loaded.journal().start(live, now);
-        } catch (IOException e) {
+            loaded.journal().start((expiryMillis, nonce) -> table.reload(hash.hash(nonce), expirySecond(expiryMillis)),
+                    now);
+        } catch (IOException | RuntimeException e) {
+            table.close();
             loaded.journal().close();
             throw new AuthException("cannot rewrite the nonce journal in " + dataDir, e);
         }
-        NonceMemory memory = new NonceMemory(capacity, retention, durableWait, maxPendingBytes, clock,
-                loaded.since(), loaded.journal(), live);
+        NonceMemory memory = new NonceMemory(retention, durableWait, maxPendingBytes, clock, loaded.since(),
+                loaded.journal(), hash, table);
         if (memory.table.live() > capacity) {
             LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal holds {0} unexpired nonces, more than the "
                     + "capacity {1}; new requests are refused as busy until they expire", memory.table.live(),

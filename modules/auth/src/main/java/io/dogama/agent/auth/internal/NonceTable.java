@@ -216,12 +216,49 @@ final class NonceTable implements AutoCloseable {
         keys.setAtIndex(JAVA_LONG, slot, k);
         expiries.setAtIndex(JAVA_INT, slot, relative(expirySecond));
         live++;
-        if (expirySecond < dropped + RING) {
-            ring[(int) (expirySecond & (RING - 1))]++;
-        } else {
-            far.merge(expirySecond, 1, Integer::sum);
-        }
+        count(expirySecond, 1);
         return Result.INSERTED;
+    }
+
+    /**
+     * Adds a fingerprint reloaded from a journal at start, whatever the capacity. If it is present and
+     * live (a nonce written twice: in two segments, or used again after it had expired), the later of
+     * the two expiries is kept, so the order of the lines does not matter.
+     *
+     * @param key          the fingerprint
+     * @param expirySecond the epoch second after which it may be forgotten; at or after the current second
+     * @throws IllegalArgumentException if the expiry second is already dropped
+     */
+    void reload(long key, long expirySecond) {
+        if (expirySecond < dropped) {
+            throw new IllegalArgumentException("auth: a nonce that has already expired cannot be admitted");
+        }
+        long k = key == 0 ? 1 : key;
+        int deadRel = relative(dropped);
+        for (int i = home(k); key(i) != 0; i = next(i)) {
+            if (key(i) == k && expiry(i) >= deadRel) {
+                int later = relative(expirySecond);
+                if (later > expiry(i)) {
+                    count(baseSecond + expiry(i), -1);
+                    count(expirySecond, 1);
+                    expiries.setAtIndex(JAVA_INT, i, later);
+                }
+                return;
+            }
+        }
+        insert(key, expirySecond, false);
+    }
+
+    /**
+     * Adds {@code delta} to the number of live entries expiring in {@code second}: in the ring when that
+     * second is within it, else in the far map ({@link #advance} moves it into the ring when it comes within).
+     */
+    private void count(long second, int delta) {
+        if (second < dropped + RING) {
+            ring[(int) (second & (RING - 1))] += delta;
+        } else {
+            far.merge(second, delta, (a, b) -> a + b == 0 ? null : a + b);
+        }
     }
 
     /**

@@ -17,7 +17,9 @@ import java.util.stream.Collectors;
  * nonces from THREADS threads, printing {@code ok <nonce>} after each admission that returned
  * {@code ADMITTED}, until it is killed;
  * <li>{@code fill} ({@link NonceTableTest}) grows a table of the default capacity to its full size,
- * prints {@code filled <slots> of <full size>}, closes it and prints {@code freed <true|false>}.
+ * prints {@code filled <slots> of <full size>}, closes it and prints {@code freed <true|false>};
+ * <li>{@code reload DIR} ({@link LargeJournalTest}) opens the persistent memory of the default capacity in
+ * DIR, prints {@code opened <unexpired nonces>} and closes it.
  * </ul>
  */
 final class ForkedNonceMain {
@@ -61,6 +63,13 @@ final class ForkedNonceMain {
             return;
         }
         Path dir = Path.of(args[1]);
+        if (args[0].equals("reload")) {
+            try (NonceMemory memory = NonceMemory.persistent(dir, NonceStore.DEFAULT_CAPACITY, NonceStore.RETENTION,
+                    Clock.systemUTC())) {
+                out.println("opened " + memory.size());
+            }
+            return;
+        }
         int threads = Integer.parseInt(args[2]);
         Clock clock = Clock.systemUTC();
         NonceMemory memory = NonceMemory.persistent(dir, 1_000_000, NonceStore.RETENTION, clock);

@@ -95,10 +95,10 @@ final class LossyDisk implements JournalDisk {
     }
 
     @Override
-    public synchronized void createForced(Path file, byte[] content) throws IOException {
+    public synchronized void createForced(Path file, Content content) throws IOException {
         alive();
         JournalDisk.REAL.createForced(file, content);
-        forcedLength.put(file, (long) content.length);
+        forcedLength.put(file, Files.size(file));
         namesNotDurable.add(file);
     }
 

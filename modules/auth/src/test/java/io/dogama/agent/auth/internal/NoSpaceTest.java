@@ -53,7 +53,7 @@ class NoSpaceTest {
         }
 
         @Override
-        public void createForced(Path file, byte[] content) throws IOException {
+        public void createForced(Path file, Content content) throws IOException {
             JournalDisk.REAL.createForced(file, content);
         }
 

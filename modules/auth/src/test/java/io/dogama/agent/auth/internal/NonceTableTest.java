@@ -51,12 +51,37 @@ class NonceTableTest {
     void reloadedEntriesAboveTheCapacityAreAllKept() {
         NonceTable t = new NonceTable(2, 5, T);
         for (long k = 1; k <= 5; k++) {
-            assertEquals(NonceTable.Result.INSERTED, t.insert(k, T + 60, false));
+            t.reload(k, T + 60);
         }
         assertEquals(5, t.live());
         assertEquals(NonceTable.Result.FULL, t.insert(6, T + 60, true));
         for (long k = 1; k <= 5; k++) {
             assertTrue(t.contains(k));
+        }
+    }
+
+    /**
+     * A journal may hold one nonce twice with different expiries (used again after it expired; the lines are
+     * read in file order, not by expiry): the later expiry counts, and the earlier one's second no longer
+     * counts it. Within the ring and beyond it.
+     */
+    @Test
+    void aKeyReloadedTwiceKeepsTheLaterExpiryInEitherOrder() {
+        long[][] orders = {{T + 10, T + 20}, {T + 20, T + 10}, {T + 10, T + NonceTable.RING + 50},
+            {T + NonceTable.RING + 50, T + 10}};
+        for (long[] expiries : orders) {
+            long later = Math.max(expiries[0], expiries[1]);
+            long earlier = Math.min(expiries[0], expiries[1]);
+            NonceTable t = new NonceTable(10, 2, T);
+            t.reload(42, expiries[0]);
+            t.reload(42, expiries[1]);
+            assertEquals(1, t.live());
+            t.advance(earlier + 1);
+            assertTrue(t.contains(42), "kept until the later expiry");
+            assertEquals(1, t.live(), "the earlier second did not count it");
+            t.advance(later + 1);
+            assertFalse(t.contains(42));
+            assertEquals(0, t.live());
         }
     }
 
