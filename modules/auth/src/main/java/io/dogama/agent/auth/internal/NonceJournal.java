@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,8 +24,14 @@ import java.util.Set;
 
 /**
  * The durable form of the nonce memory: a sequence of segment files in the data directory, each a
- * header line {@code DOGAMA-NONCES-V1 <epoch millis the memory began>} and then one line
- * {@code <expiry epoch millis> <nonce>} per admitted nonce.
+ * header line {@code DOGAMA-NONCES-V1 <since>} and then one line {@code <expiry epoch millis> <nonce>}
+ * per admitted nonce. {@code since} (epoch millis) is the earliest request timestamp the memory vouches
+ * for: it began then, or it has forgotten the nonces of earlier requests. Forgetting always raises it
+ * first: the start segment's header carries at least {@code start - retention} (the lines it drops
+ * expired before the start: their requests were timestamped before that), and a new segment's header at
+ * least {@code now - retention} before the segments whose every line expired before now are deleted.
+ * So a restart, after the clock was set back by any amount, refuses as before the memory every request
+ * whose nonce a deletion may have forgotten, instead of taking it as new (ClockStepTest).
  *
  * <p>Files: {@value #FILE} is the segment written at start (every unexpired nonce of the previous run,
  * rewritten to a temporary file, forced and renamed atomically) and appended to until
@@ -70,9 +77,12 @@ final class NonceJournal implements AutoCloseable {
     private final JournalDisk disk;
     private final FileChannel lockChannel;
     private final FileLock lock;
-    private final Instant since;
+    /** The earliest request timestamp this memory vouches for; only raised, by the journal thread at rotation. */
+    private Instant since;
     /** Lines of the files read at open that expire before this epoch millisecond are dropped at start. */
     private final long cutoffMillis;
+    /** How long after its request timestamp a nonce is kept: a line's expiry is its timestamp plus this. */
+    private final long retentionMillis;
     private final List<Path> previous;
     private final Deque<Segment> closed = new ArrayDeque<>();
     private Segment current;
@@ -131,26 +141,28 @@ final class NonceJournal implements AutoCloseable {
     }
 
     private NonceJournal(Path dir, JournalDisk disk, FileChannel lockChannel, FileLock lock, Instant since,
-            long cutoffMillis, List<Path> previous) {
+            long cutoffMillis, long retentionMillis, List<Path> previous) {
         this.dir = dir;
         this.disk = disk;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.since = since;
         this.cutoffMillis = cutoffMillis;
+        this.retentionMillis = retentionMillis;
         this.previous = previous;
     }
 
     /**
      * Locks the journal and checks every line of it, or starts a new one whose memory begins now.
      *
-     * @param dir  an existing directory
-     * @param now  the current instant: lines that expire before it are dropped at {@link #start}
-     * @param disk the file operations used from {@link #start} on
+     * @param dir       an existing directory
+     * @param now       the current instant: lines that expire before it are dropped at {@link #start}
+     * @param retention how long after its request timestamp a nonce is kept
+     * @param disk      the file operations used from {@link #start} on
      * @return the journal and the number of its unexpired lines; the caller must {@link #start} it before appending
      * @throws AuthException if the directory is unusable, the journal is locked by another process, or corrupt
      */
-    static Loaded open(Path dir, Instant now, JournalDisk disk) throws AuthException {
+    static Loaded open(Path dir, Instant now, Duration retention, JournalDisk disk) throws AuthException {
         if (!Files.isDirectory(dir)) {
             throw new AuthException("data directory " + dir + " does not exist");
         }
@@ -199,8 +211,11 @@ final class NonceJournal implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "auth: the nonce journal in {0} was {1}; requests timestamped "
                         + "before {2} are refused", dir, torn ? "cut short" : "missing", memorySince);
             }
-            return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, now.toEpochMilli(), files),
-                    memorySince, unexpired);
+            // The lines that expire before now are dropped at start: what they vouched for is forgotten.
+            Instant forgotten = now.minus(retention);
+            memorySince = forgotten.isAfter(memorySince) ? forgotten : memorySince;
+            return new Loaded(new NonceJournal(dir, disk, lockChannel, lock, memorySince, now.toEpochMilli(),
+                    retention.toMillis(), files), memorySince, unexpired);
         } catch (Corrupt e) {
             closeQuietly(lockChannel);
             throw new AuthException(e.getMessage());
@@ -408,6 +423,9 @@ final class NonceJournal implements AutoCloseable {
     }
 
     private void rotate(long nowMillis) throws IOException {
+        // Before deleteExpired forgets the nonces that expired before now (timestamped before now - retention).
+        Instant forgotten = Instant.ofEpochMilli(nowMillis - retentionMillis);
+        since = forgotten.isAfter(since) ? forgotten : since;
         Path file = dir.resolve(FILE + "." + nextNumber);
         createSegment(file, out -> { });
         nextNumber++;

@@ -181,7 +181,7 @@ public final class NonceMemory implements AutoCloseable {
             throw new IllegalArgumentException("auth: the durable wait must be positive");
         }
         long now = clock.millis();
-        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, Instant.ofEpochMilli(now),
+        NonceJournal.Loaded loaded = NonceJournal.open(dataDir, Instant.ofEpochMilli(now), retention,
                 Objects.requireNonNull(disk));
         NonceHash hash = NonceHash.random();
         // The table's clock is the journal's cutoff: every line handed over expires at or after it, so the
