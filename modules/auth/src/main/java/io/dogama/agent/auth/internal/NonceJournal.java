@@ -123,6 +123,18 @@ final class NonceJournal implements AutoCloseable {
         void line(long expiryMillis, String nonce) throws IOException;
     }
 
+    /**
+     * Takes no line: {@link #open} only checks and counts. No lambda on the paths only a restart takes (nor a
+     * string concatenation): the image's AOT cache is trained on a first start, and the first lambda that is not
+     * in it sets up the whole lambda machinery, interpreted, during the start.
+     */
+    private static final LineSink CHECK_ONLY = new LineSink() {
+        @Override
+        public void line(long expiryMillis, String nonce) {
+            // counted by read
+        }
+    };
+
     /** A malformed segment: the start is refused with this message. */
     private static final class Corrupt extends IOException {
         private static final long serialVersionUID = 1L;
@@ -191,7 +203,7 @@ final class NonceJournal implements AutoCloseable {
             boolean torn = false;
             long unexpired = 0;
             for (Path file : files) {
-                Read read = read(file, now.toEpochMilli(), (expiryMillis, nonce) -> { });
+                Read read = read(file, now.toEpochMilli(), CHECK_ONLY);
                 if (read == null) {
                     continue;
                 }
@@ -361,9 +373,15 @@ final class NonceJournal implements AutoCloseable {
         current = new Segment(file, nowMillis, rewrite.maxExpiryMillis);
     }
 
-    /** The body of the start segment: the unexpired lines of the segments read at open, through one buffer. */
-    private final class Rewrite implements JournalDisk.Content {
+    /**
+     * The body of the start segment: the unexpired lines of the segments read at open, through one buffer
+     * (a named class rather than lambdas, see {@link #CHECK_ONLY}).
+     */
+    private final class Rewrite implements JournalDisk.Content, LineSink {
         private final LineSink reloaded;
+        private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+        private final StringBuilder text = new StringBuilder(MAX_LINE);
+        private JournalDisk.Output out;
         long maxExpiryMillis = Long.MIN_VALUE;
 
         Rewrite(LineSink reloaded) {
@@ -371,21 +389,27 @@ final class NonceJournal implements AutoCloseable {
         }
 
         @Override
-        public void writeTo(JournalDisk.Output out) throws IOException {
-            ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+        public void writeTo(JournalDisk.Output output) throws IOException {
+            out = output;
             for (Path old : previous) {
-                read(old, cutoffMillis, (expiryMillis, nonce) -> {
-                    reloaded.line(expiryMillis, nonce);
-                    maxExpiryMillis = Math.max(maxExpiryMillis, expiryMillis);
-                    byte[] line = (expiryMillis + " " + nonce + "\n").getBytes(StandardCharsets.US_ASCII);
-                    if (buffer.remaining() < line.length) {
-                        out.write(buffer.flip());
-                        buffer.clear();
-                    }
-                    buffer.put(line);
-                });
+                read(old, cutoffMillis, this);
             }
             out.write(buffer.flip());
+        }
+
+        @Override
+        public void line(long expiryMillis, String nonce) throws IOException {
+            reloaded.line(expiryMillis, nonce);
+            maxExpiryMillis = Math.max(maxExpiryMillis, expiryMillis);
+            text.setLength(0);
+            text.append(expiryMillis).append(' ').append(nonce).append('\n');
+            if (buffer.remaining() < text.length()) {
+                out.write(buffer.flip());
+                buffer.clear();
+            }
+            for (int i = 0; i < text.length(); i++) {
+                buffer.put((byte) text.charAt(i)); // ASCII: the nonce was syntax-checked
+            }
         }
     }
 
