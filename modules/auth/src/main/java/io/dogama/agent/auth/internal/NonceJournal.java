@@ -106,7 +106,7 @@ final class NonceJournal implements AutoCloseable {
      * A journal opened at start.
      *
      * @param journal   the open journal
-     * @param since     when this memory began
+     * @param since     the earliest request timestamp the memory vouches for
      * @param unexpired how many lines {@link #start} will hand over (duplicates included): the most the table must hold
      */
     record Loaded(NonceJournal journal, Instant since, long unexpired) {
