@@ -236,7 +236,7 @@ public final class NonceMemory implements AutoCloseable {
             if (!table.accepts(expirySecond)) {
                 return Admission.BEFORE_MEMORY; // it would be forgotten at once: too old to vouch for
             }
-            switch (table.insert(key, expirySecond, true)) {
+            switch (table.insert(key, expirySecond)) {
                 case PRESENT -> {
                     return Admission.REPLAYED;
                 }

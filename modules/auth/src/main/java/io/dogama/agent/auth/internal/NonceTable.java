@@ -174,11 +174,28 @@ final class NonceTable implements AutoCloseable {
      *
      * @param key          the fingerprint
      * @param expirySecond the epoch second after which it may be forgotten; at or after the current second
-     * @param enforceCapacity false only when reloading a journal at start
      * @return what happened
      * @throws IllegalArgumentException if the expiry second is already dropped
      */
-    Result insert(long key, long expirySecond, boolean enforceCapacity) {
+    Result insert(long key, long expirySecond) {
+        return put(key, expirySecond, false);
+    }
+
+    /**
+     * Adds a fingerprint reloaded from a journal at start, whatever the capacity. If it is present and
+     * live (a nonce written twice: in two segments, or used again after it had expired), the later of
+     * the two expiries is kept, so the order of the lines does not matter.
+     *
+     * @param key          the fingerprint
+     * @param expirySecond the epoch second after which it may be forgotten; at or after the current second
+     * @throws IllegalArgumentException if the expiry second is already dropped
+     */
+    void reload(long key, long expirySecond) {
+        put(key, expirySecond, true);
+    }
+
+    /** {@link #insert}, or with {@code reloading} {@link #reload}: one probe for both. */
+    private Result put(long key, long expirySecond, boolean reloading) {
         if (expirySecond < dropped) {
             throw new IllegalArgumentException("auth: a nonce that has already expired cannot be admitted");
         }
@@ -196,11 +213,16 @@ final class NonceTable implements AutoCloseable {
                     reusable = i;
                 }
             } else if (stored == k) {
+                if (reloading && relative(expirySecond) > expiry(i)) {
+                    count(baseSecond + expiry(i), -1);
+                    count(expirySecond, 1);
+                    expiries.setAtIndex(JAVA_INT, i, relative(expirySecond));
+                }
                 return Result.PRESENT;
             }
             i = next(i);
         }
-        if (enforceCapacity && live >= capacity) {
+        if (!reloading && live >= capacity) {
             return Result.FULL;
         }
         int slot = reusable;
@@ -208,7 +230,7 @@ final class NonceTable implements AutoCloseable {
             if (occupied >= slots - 1) {
                 // Cannot happen within the load bound; if it ever did, empty every dead slot and retry.
                 sweep(2 * slots);
-                return occupied >= slots - 1 ? Result.FULL : insert(key, expirySecond, enforceCapacity);
+                return occupied >= slots - 1 ? Result.FULL : put(key, expirySecond, reloading);
             }
             slot = i;
             occupied++;
@@ -218,35 +240,6 @@ final class NonceTable implements AutoCloseable {
         live++;
         count(expirySecond, 1);
         return Result.INSERTED;
-    }
-
-    /**
-     * Adds a fingerprint reloaded from a journal at start, whatever the capacity. If it is present and
-     * live (a nonce written twice: in two segments, or used again after it had expired), the later of
-     * the two expiries is kept, so the order of the lines does not matter.
-     *
-     * @param key          the fingerprint
-     * @param expirySecond the epoch second after which it may be forgotten; at or after the current second
-     * @throws IllegalArgumentException if the expiry second is already dropped
-     */
-    void reload(long key, long expirySecond) {
-        if (expirySecond < dropped) {
-            throw new IllegalArgumentException("auth: a nonce that has already expired cannot be admitted");
-        }
-        long k = key == 0 ? 1 : key;
-        int deadRel = relative(dropped);
-        for (int i = home(k); key(i) != 0; i = next(i)) {
-            if (key(i) == k && expiry(i) >= deadRel) {
-                int later = relative(expirySecond);
-                if (later > expiry(i)) {
-                    count(baseSecond + expiry(i), -1);
-                    count(expirySecond, 1);
-                    expiries.setAtIndex(JAVA_INT, i, later);
-                }
-                return;
-            }
-        }
-        insert(key, expirySecond, false);
     }
 
     /**

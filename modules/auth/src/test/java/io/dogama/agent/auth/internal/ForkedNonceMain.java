@@ -1,13 +1,18 @@
 package io.dogama.agent.auth.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.dogama.agent.auth.NonceStore;
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -49,6 +54,27 @@ final class ForkedNonceMain {
         cmd.add("io.dogama.agent.auth/" + ForkedNonceMain.class.getName());
         cmd.addAll(Arrays.asList(args));
         return new ProcessBuilder(cmd);
+    }
+
+    /**
+     * Runs the program to its end and fails the test unless it ended within {@code seconds} with status 0.
+     *
+     * @param jvmOptions options of the forked JVM
+     * @param seconds    how long it may take
+     * @param args       the program's arguments
+     * @return its output, standard error included
+     */
+    static String runToEnd(List<String> jvmOptions, long seconds, String... args) throws Exception {
+        Process p = command(jvmOptions, args).redirectErrorStream(true).start();
+        String output;
+        try {
+            assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "the forked JVM did not end within " + seconds + " s");
+            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } finally {
+            p.destroyForcibly();
+        }
+        assertEquals(0, p.exitValue(), output);
+        return output;
     }
 
     private static List<String> split(String path) {
@@ -106,7 +132,7 @@ final class ForkedNonceMain {
         // Enough live entries that a rebuild goes to the full size; an odd multiplier spreads the keys' high
         // bits (which pick the home slot) and never yields 0.
         for (long k = 1; k <= NonceStore.DEFAULT_CAPACITY - 100_000; k++) {
-            if (t.insert(k * 0x9E3779B97F4A7C15L, now + 60, true) != NonceTable.Result.INSERTED) {
+            if (t.insert(k * 0x9E3779B97F4A7C15L, now + 60) != NonceTable.Result.INSERTED) {
                 out.println("refused " + k);
                 return;
             }

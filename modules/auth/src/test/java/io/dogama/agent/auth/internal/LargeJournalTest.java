@@ -1,7 +1,6 @@
 package io.dogama.agent.auth.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -9,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,15 +61,7 @@ class LargeJournalTest {
 
     /** Opens the memory in a forked JVM with the image's heap; returns its last line of output. */
     private String reload() throws Exception {
-        Process p = ForkedNonceMain.command(IMAGE_HEAP, "reload", dir.toString()).redirectErrorStream(true).start();
-        String output;
-        try {
-            assertTrue(p.waitFor(180, TimeUnit.SECONDS), "the forked JVM did not end within 180 s");
-            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        } finally {
-            p.destroyForcibly();
-        }
-        assertEquals(0, p.exitValue(), output);
+        String output = ForkedNonceMain.runToEnd(IMAGE_HEAP, 180, "reload", dir.toString());
         List<String> lines = output.lines().filter(l -> l.startsWith("opened ")).toList();
         assertEquals(1, lines.size(), output);
         return lines.getFirst();

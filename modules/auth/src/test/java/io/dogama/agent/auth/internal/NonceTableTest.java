@@ -6,12 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.auth.NonceStore;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class NonceTableTest {
@@ -20,29 +18,29 @@ class NonceTableTest {
     @Test
     void keyIsRememberedUntilItsSecondHasPassedAndNotLonger() {
         NonceTable t = new NonceTable(10, 0, T);
-        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 60, true));
-        assertEquals(NonceTable.Result.PRESENT, t.insert(42, T + 60, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 60));
+        assertEquals(NonceTable.Result.PRESENT, t.insert(42, T + 60));
         t.advance(T + 60);
         assertTrue(t.contains(42), "still inside its expiry second");
         assertEquals(1, t.live());
         t.advance(T + 61);
         assertFalse(t.contains(42));
         assertEquals(0, t.live());
-        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 121, true), "an expired key may be used again");
+        assertEquals(NonceTable.Result.INSERTED, t.insert(42, T + 121), "an expired key may be used again");
     }
 
     @Test
     void fullTableRefusesUntilABucketIsDropped() {
         NonceTable t = new NonceTable(3, 0, T);
-        assertEquals(NonceTable.Result.INSERTED, t.insert(1, T + 10, true));
-        assertEquals(NonceTable.Result.INSERTED, t.insert(2, T + 20, true));
-        assertEquals(NonceTable.Result.INSERTED, t.insert(3, T + 20, true));
-        assertEquals(NonceTable.Result.FULL, t.insert(4, T + 20, true));
-        assertEquals(NonceTable.Result.PRESENT, t.insert(2, T + 20, true), "a replay is still recognised when full");
+        assertEquals(NonceTable.Result.INSERTED, t.insert(1, T + 10));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(2, T + 20));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(3, T + 20));
+        assertEquals(NonceTable.Result.FULL, t.insert(4, T + 20));
+        assertEquals(NonceTable.Result.PRESENT, t.insert(2, T + 20), "a replay is still recognised when full");
         t.advance(T + 11);
         assertEquals(2, t.live());
-        assertEquals(NonceTable.Result.INSERTED, t.insert(4, T + 30, true));
-        assertEquals(NonceTable.Result.FULL, t.insert(5, T + 30, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(4, T + 30));
+        assertEquals(NonceTable.Result.FULL, t.insert(5, T + 30));
         t.advance(T + 21);
         assertEquals(1, t.live(), "one step drops the whole second with both of its keys");
     }
@@ -54,7 +52,7 @@ class NonceTableTest {
             t.reload(k, T + 60);
         }
         assertEquals(5, t.live());
-        assertEquals(NonceTable.Result.FULL, t.insert(6, T + 60, true));
+        assertEquals(NonceTable.Result.FULL, t.insert(6, T + 60));
         for (long k = 1; k <= 5; k++) {
             assertTrue(t.contains(k));
         }
@@ -89,8 +87,8 @@ class NonceTableTest {
     void secondsBeyondTheRingAreCountedAndDroppedLater() {
         NonceTable t = new NonceTable(10, 0, T);
         long far = T + NonceTable.RING + 100;
-        assertEquals(NonceTable.Result.INSERTED, t.insert(7, far, true));
-        assertEquals(NonceTable.Result.INSERTED, t.insert(8, T + 5, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(7, far));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(8, T + 5));
         t.advance(T + 200);
         assertEquals(1, t.live());
         assertTrue(t.contains(7));
@@ -101,8 +99,8 @@ class NonceTableTest {
         assertEquals(0, t.live());
         assertFalse(t.contains(7));
         // A jump over more than the whole ring drops everything in between, the far map included.
-        assertEquals(NonceTable.Result.INSERTED, t.insert(9, far + 1 + 2 * NonceTable.RING, true));
-        assertEquals(NonceTable.Result.INSERTED, t.insert(10, far + 2, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(9, far + 1 + 2 * NonceTable.RING));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(10, far + 2));
         t.advance(far + 10 * NonceTable.RING);
         assertEquals(0, t.live());
     }
@@ -110,9 +108,9 @@ class NonceTableTest {
     @Test
     void expiredSecondCannotBeInsertedAndAClockGoingBackForgetsNothing() {
         NonceTable t = new NonceTable(10, 0, T);
-        t.insert(1, T + 3, true);
+        t.insert(1, T + 3);
         t.advance(T + 2);
-        assertThrows(IllegalArgumentException.class, () -> t.insert(2, T + 1, true));
+        assertThrows(IllegalArgumentException.class, () -> t.insert(2, T + 1));
         assertFalse(t.accepts(T + 1));
         assertTrue(t.accepts(T + 2));
         t.advance(T - 100);
@@ -125,7 +123,7 @@ class NonceTableTest {
         NonceTable t = new NonceTable(1000, 0, T, 16);
         java.lang.foreign.MemorySegment first = t.keySlots();
         for (long k = 1; t.slots() == 16; k++) {
-            assertEquals(NonceTable.Result.INSERTED, t.insert(k * 0x9E3779B97F4A7C15L, T + 60, true));
+            assertEquals(NonceTable.Result.INSERTED, t.insert(k * 0x9E3779B97F4A7C15L, T + 60));
         }
         assertFalse(first.scope().isAlive(), "the replaced slots are still allocated");
         assertTrue(t.allocated());
@@ -143,17 +141,8 @@ class NonceTableTest {
      */
     @Test
     void aFullTableLivesBesideAHeapSmallerThanIt() throws Exception {
-        Process p = ForkedNonceMain.command(List.of("-Xmx24m", "-XX:+UseSerialGC"), "fill")
-                .redirectErrorStream(true).start();
-        String output;
-        try {
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "the forked JVM did not end within 120 s");
-            output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        } finally {
-            p.destroyForcibly();
-        }
+        String output = ForkedNonceMain.runToEnd(List.of("-Xmx24m", "-XX:+UseSerialGC"), 120, "fill");
         int full = NonceTable.slotsFor(NonceStore.DEFAULT_CAPACITY);
-        assertEquals(0, p.exitValue(), output);
         assertTrue(output.contains("filled " + full + " of " + full), output);
         assertTrue(output.contains("freed true"), output);
     }
@@ -185,7 +174,7 @@ class NonceTableTest {
         NonceTable t = new NonceTable(2_000_000, 0, T);
         assertEquals(NonceTable.INITIAL_SLOTS, t.slots(), "2,000,000 of capacity do not take 36 MB at start");
         for (long k = 1; k <= 100_000; k++) {
-            assertEquals(NonceTable.Result.INSERTED, t.insert(k << 32 | 1, T + 60, true));
+            assertEquals(NonceTable.Result.INSERTED, t.insert(k << 32 | 1, T + 60));
         }
         assertTrue(t.slots() <= 4 * 100_000, "100,000 live nonces in " + t.slots() + " slots");
         for (long k = 1; k <= 100_000; k++) {
@@ -193,7 +182,7 @@ class NonceTableTest {
         }
         t.advance(T + 61);
         assertEquals(0, t.live());
-        assertEquals(NonceTable.Result.INSERTED, t.insert(7L << 32, T + 120, true));
+        assertEquals(NonceTable.Result.INSERTED, t.insert(7L << 32, T + 120));
         assertEquals(NonceTable.INITIAL_SLOTS, t.slots(), "back to the initial size once everything expired");
         assertTrue(t.contains(7L << 32));
     }
@@ -223,7 +212,7 @@ class NonceTableTest {
             long key = random.nextLong(4000) << 32 | random.nextLong(1, 4); // never 0, which the table reads as 1
             long expiry = now + random.nextLong(1, 60);
             boolean live = model.containsKey(key);
-            NonceTable.Result r = t.insert(key, expiry, true);
+            NonceTable.Result r = t.insert(key, expiry);
             if (live) {
                 assertEquals(NonceTable.Result.PRESENT, r, "step " + step);
             } else if (model.size() >= capacity) {

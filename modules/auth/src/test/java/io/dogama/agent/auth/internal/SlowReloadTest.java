@@ -14,11 +14,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A reload of the nonce journal that takes its time: the clock moves on between the moment the journal's
- * unexpired lines are chosen and the moment the table is built, as it does when a large journal is read,
- * rewritten and forced on a cold JVM. A line that expired in between is forgotten, as the table would forget
- * it a moment later, and the store still opens: before, it refused to start ("a nonce that has already
- * expired cannot be admitted"), and a supervisor's restarts met the same journal until the line was gone.
+ * A reload of the nonce journal that takes its time: the clock moves on while the journal's unexpired lines
+ * are chosen, read, rewritten and forced and the table is filled, as it does with a large journal on a cold
+ * JVM. A line that expires meanwhile is still taken (the table's clock is the moment the lines were chosen)
+ * and forgotten at the first admission, and the store opens: once, it refused to start ("a nonce that has
+ * already expired cannot be admitted"), and a supervisor's restarts met the same journal until the line was
+ * gone.
  */
 class SlowReloadTest {
     private static final Instant T0 = Instant.parse("2026-12-01T19:04:05Z");
