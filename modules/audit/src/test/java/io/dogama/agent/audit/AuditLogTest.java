@@ -1,5 +1,6 @@
 package io.dogama.agent.audit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -14,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -221,6 +223,24 @@ class AuditLogTest {
         write(1, 1 << 20);
         Verification.Intact ok = assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
         assertEquals(4, ok.lines());
+    }
+
+    @Test
+    void aTailLongerThanAnyLineIsDamageAndRefusesTheStartLeavingItAsFound() throws Exception {
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        byte[] intact = Files.readAllBytes(f);
+        // Lines are at most 4 KiB and the writer looks at the last 8 KiB: 5,000 bytes of damage end after
+        // a newline inside that window, 9,000 leave no newline in it.
+        for (int length : new int[] {5_000, 9_000}) {
+            byte[] damaged = Arrays.copyOf(intact, intact.length + length);
+            Arrays.fill(damaged, intact.length, damaged.length, (byte) 'x');
+            Files.write(f, damaged);
+            AuditException e = assertThrows(AuditException.class,
+                    () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()), length + " bytes");
+            assertTrue(e.getMessage().contains("without a newline"), e.getMessage());
+            assertArrayEquals(damaged, Files.readAllBytes(f), length + " bytes: the damage is kept as found");
+        }
     }
 
     @Test

@@ -92,6 +92,9 @@ public final class Writer implements AutoCloseable {
         } catch (IOException e) {
             w.closeChannel();
             throw new AuditException("the log in " + dir + " cannot be opened", e);
+        } catch (AuditException e) {
+            w.closeChannel();
+            throw e;
         }
         w.thread.start();
         return w;
@@ -126,8 +129,12 @@ public final class Writer implements AutoCloseable {
         lastSeq.set(seq);
     }
 
-    /** @return the last complete line of {@code file}, or null if it has none; cuts off a torn tail if asked */
-    private String lastLine(Path file, boolean repair) throws IOException {
+    /**
+     * @return the last complete line of {@code file}, or null if it has none; cuts off a torn tail if asked
+     * @throws AuditException if the file ends in more bytes without a newline than a line can have: a crash
+     *                        cuts off at most one line, so that is damage, kept for the operator to look at
+     */
+    private String lastLine(Path file, boolean repair) throws IOException, AuditException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             long size = ch.size();
             int window = (int) Math.min(size, Chain.MAX_LINE_BYTES * 2L);
@@ -137,6 +144,11 @@ public final class Writer implements AutoCloseable {
             int end = window;
             if (end > 0 && b[end - 1] != '\n') {
                 int cut = lastIndexOf(b, end - 1, (byte) '\n') + 1; // 0 when no newline at all
+                if (end - cut > Chain.MAX_LINE_BYTES) {
+                    throw new AuditException(file + " ends in more than " + Chain.MAX_LINE_BYTES + " bytes without"
+                            + " a newline, which no crash leaves; run 'dogama-agent audit verify' and move the"
+                            + " damaged log aside");
+                }
                 if (repair) {
                     LOG.log(System.Logger.Level.WARNING, "audit: {0}: removing a last line cut off by a crash ({1} bytes)",
                             file.getFileName(), end - cut);
