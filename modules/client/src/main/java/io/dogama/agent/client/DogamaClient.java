@@ -1,5 +1,6 @@
 package io.dogama.agent.client;
 
+import io.dogama.agent.client.internal.BoundedBody;
 import io.dogama.agent.client.internal.Codec;
 import java.io.IOException;
 import java.net.URI;
@@ -20,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -63,6 +68,11 @@ public final class DogamaClient implements AutoCloseable {
     public static final int MAX_STOP_TIMEOUT_SECONDS = 300;
     /** The agent's stop timeout when none is given. */
     public static final int DEFAULT_STOP_TIMEOUT_SECONDS = 30;
+    /**
+     * Most bytes of an answer's body the client reads; a longer answer is a {@link DogamaProtocolException}.
+     * The agent's longest, a list of 10,000 instances (its largest instance limit), is about 2.5 MB.
+     */
+    public static final int MAX_ANSWER_BYTES = 16 << 20;
 
     private static final String JSON = "application/json";
     /** The media type of the metrics (its parameter, {@code version=0.0.4}, is not compared). */
@@ -345,14 +355,27 @@ public final class DogamaClient implements AutoCloseable {
         } else {
             b.header("Content-Type", JSON).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         }
+        // The request's own timeout ends with the answer's head; the wait below bounds its body as well.
+        CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(b.build(),
+                BoundedBody.handler(MAX_ANSWER_BYTES));
         try {
-            HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return new RawResponse(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
-        } catch (HttpTimeoutException e) {
+        } catch (TimeoutException e) {
+            answer.cancel(true);
             throw new DogamaTransportException("client: " + method + " " + path + " timed out", e);
-        } catch (IOException e) {
-            throw new DogamaTransportException("client: " + method + " " + path + " failed: " + e, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof BoundedBody.TooLargeException tooLarge) {
+                throw new DogamaProtocolException("client: " + method + " " + path + ": "
+                        + tooLarge.getMessage(), tooLarge);
+            }
+            if (cause instanceof HttpTimeoutException) {
+                throw new DogamaTransportException("client: " + method + " " + path + " timed out", cause);
+            }
+            throw new DogamaTransportException("client: " + method + " " + path + " failed: " + cause, cause);
         } catch (InterruptedException e) {
+            answer.cancel(true);
             Thread.currentThread().interrupt();
             throw new DogamaTransportException("client: " + method + " " + path + " interrupted", e);
         }

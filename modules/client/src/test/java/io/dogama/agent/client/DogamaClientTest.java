@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -17,6 +18,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -156,6 +159,64 @@ class DogamaClientTest {
         assertThrows(DogamaProtocolException.class, () -> client.health());
         assertThrows(DogamaProtocolException.class, () -> client.health());
         assertThrows(DogamaProtocolException.class, () -> client.list());
+    }
+
+    @Test
+    void anAnswerLargerThanTheBoundIsRefusedWhateverItsFraming() {
+        long tooLong = DogamaClient.MAX_ANSWER_BYTES + 1L;
+        // Declared up front, then sent in full; and undeclared (chunked) until past the bound.
+        agent.raw(out -> {
+            out.write(("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Length: " + tooLong
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            zeros(out, tooLong);
+        }).raw(out -> {
+            out.write("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            byte[] chunk = new byte[1 << 16];
+            byte[] size = (Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            for (long sent = 0; sent < tooLong; sent += chunk.length) {
+                out.write(size);
+                out.write(chunk);
+                out.write(CRLF);
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        });
+        for (int i = 0; i < 2; i++) {
+            DogamaProtocolException e = assertThrows(DogamaProtocolException.class, () -> client.list());
+            assertTrue(e.getMessage().contains("larger than"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anAnswerWhoseBodyTricklesEndsWithTheRequestTimeout() throws IOException {
+        CountDownLatch released = new CountDownLatch(1);
+        agent.raw(out -> {
+            out.write(("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+                    + "Connection: close\r\n\r\n{").getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            try {
+                released.await(30, TimeUnit.SECONDS); // the rest never comes while the client waits
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try (DogamaClient impatient = DogamaClient.builder().uri(agent.uri()).secret(SECRET)
+                .requestTimeout(Duration.ofMillis(500)).build()) {
+            DogamaTransportException e = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                    () -> assertThrows(DogamaTransportException.class, () -> impatient.health()));
+            assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+        } finally {
+            released.countDown();
+        }
+    }
+
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private static void zeros(java.io.OutputStream out, long n) throws IOException {
+        byte[] b = new byte[1 << 16];
+        for (long left = n; left > 0; left -= b.length) {
+            out.write(b, 0, (int) Math.min(b.length, left));
+        }
     }
 
     @Test

@@ -28,8 +28,18 @@ final class FakeAgent implements AutoCloseable {
         }
     }
 
-    record Answer(int status, String contentType, String body) {
-        static final Answer DROP = new Answer(-1, "", "");
+    record Answer(int status, String contentType, String body, Raw raw) {
+        static final Answer DROP = new Answer(-1, "", "", null);
+
+        Answer(int status, String contentType, String body) {
+            this(status, contentType, body, null);
+        }
+    }
+
+    /** Writes a whole answer, head included, as the test wants it (too long, too slow). */
+    @FunctionalInterface
+    interface Raw {
+        void write(OutputStream out) throws IOException;
     }
 
     private final ServerSocket server;
@@ -60,6 +70,11 @@ final class FakeAgent implements AutoCloseable {
                 + "\",\"title\":\"t\",\"status\":" + status + ",\"code\":\"" + code + "\"}");
     }
 
+    synchronized FakeAgent raw(Raw raw) {
+        script.add(new Answer(0, "", "", raw));
+        return this;
+    }
+
     synchronized FakeAgent drop() {
         script.add(Answer.DROP);
         return this;
@@ -80,6 +95,10 @@ final class FakeAgent implements AutoCloseable {
                     a = script.isEmpty() ? new Answer(500, "text/plain", "no scripted answer") : script.poll();
                 }
                 if (a == Answer.DROP) {
+                    continue;
+                }
+                if (a.raw() != null) {
+                    a.raw().write(s.getOutputStream());
                     continue;
                 }
                 byte[] body = a.body().getBytes(StandardCharsets.UTF_8);
