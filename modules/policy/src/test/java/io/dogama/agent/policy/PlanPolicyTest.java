@@ -468,6 +468,49 @@ class PlanPolicyTest {
         }
 
         @Test
+        void aLinkOnTheWayMustSitInAFolderOnlyRootOrTheAgentCanChange() throws IOException {
+            Path elsewhere = Files.createDirectories(f.instances.resolve("demo-0002/data"));
+            Path link = Files.createSymbolicLink(f.data.resolve("l"), elsewhere);
+            source(link);
+            ok(validate());
+            // The instance's user can re-point a link in its own source folder, and so move where the
+            // stated source leads after it was registered.
+            setOwner(f.data, 1000);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            setOwner(f.data, 0);
+            Files.setPosixFilePermissions(f.data, perms("rwxrwxrwx"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            // A link to a link: the second one's folder counts as well.
+            Files.setPosixFilePermissions(f.data, perms("rwxr-xr-x"));
+            Path shared = Files.createDirectories(f.instances.resolve("shared"));
+            Path second = Files.createSymbolicLink(shared.resolve("l2"), elsewhere);
+            source(Files.createSymbolicLink(f.instances.resolve("l1"), second));
+            ok(validate());
+            setOwner(shared, 1000);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
+        @Test
+        void aRealPathWhoseNameIsNotInTheFileNameEncodingIsInvalid() throws Exception {
+            // A folder named by the byte 0xff (not UTF-8) and a link to it; Java cannot name it itself.
+            String name = "\"$(printf '\\377')\"";
+            Process p = new ProcessBuilder("/bin/sh", "-c", "mkdir " + name + " && ln -s " + name + " l")
+                    .directory(f.data.toFile()).redirectErrorStream(true).start();
+            assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "mkdir and ln ended");
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+            source(f.data.resolve("l"));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.INVALID_PATH));
+        }
+
+        @Test
+        void aSourceStatedThroughAnotherInstancesSourceOverlapsIt() throws IOException {
+            Path elsewhere = Files.createDirectories(f.instances.resolve("demo-0002/data"));
+            source(Files.createSymbolicLink(f.data.resolve("l"), elsewhere));
+            var ctx = new ValidationContext(Set.of(), Map.of(), Map.of("other-0001", List.of(f.data.toString())));
+            assertOnly(validate(ctx), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+        }
+
+        @Test
         void aSourceMayNotOverlapASourceOfAnotherRegisteredInstance() throws IOException {
             Path sub = Files.createDirectories(f.data.resolve("sub"));
             Path sibling = Files.createDirectories(f.instances.resolve("demo-0001/data2"));

@@ -134,6 +134,17 @@ public final class PathRules {
      * @return the lenient real form; empty after {@link #MAX_LINK_HOPS} links (a loop)
      */
     static Optional<Path> resolveLeniently(Path p) {
+        return walk(p, folder -> true);
+    }
+
+    /**
+     * Follows {@code p} name by name as {@link #resolveLeniently} does.
+     *
+     * @param p          an absolute path
+     * @param linkFolder asked, for each symbolic link met, about the (real) folder the link is in
+     * @return where the path leads; empty after a loop or when {@code linkFolder} refused a link's folder
+     */
+    private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> linkFolder) {
         Path result = p.getRoot();
         java.util.Deque<String> names = new java.util.ArrayDeque<>();
         p.forEach(n -> names.addLast(n.toString()));
@@ -152,7 +163,7 @@ public final class PathRules {
                 result = next;
                 continue;
             }
-            if (++hops > MAX_LINK_HOPS) {
+            if (++hops > MAX_LINK_HOPS || !linkFolder.test(result)) {
                 return Optional.empty();
             }
             try {
@@ -242,7 +253,7 @@ public final class PathRules {
         }
         forbidden(r, field, out);
         fileType(r, field, out);
-        if (inside && !safeAncestors(root, r)) {
+        if (inside && !(safeAncestors(root, r) && safeLinks(source, root))) {
             out.add(new Violation(field, Rules.UNSAFE_ANCESTOR));
         }
         return out.size() == before ? real : Optional.empty();
@@ -270,6 +281,21 @@ public final class PathRules {
             dir = dir.resolve(name);
         }
         return safeFolder(dir);
+    }
+
+    /**
+     * Every symbolic link the stated path passes through at or below {@code root} sits in a folder that
+     * {@link #safeAncestors} would accept. The other instances' claims are worked out from their stated
+     * sources each time (Validator.otherSources), so a link a container could re-point (one in its own
+     * source folder, say) would let a registered source move out from under its claim, and another plan
+     * then take the folder it mounts. Links above the root are the administrator's, as the folders there.
+     *
+     * @param source a stated source that resolved
+     * @param root   its real allowed root
+     * @return false also when the path changed while it was followed
+     */
+    boolean safeLinks(String source, Path root) {
+        return walk(Path.of(source), folder -> !folder.startsWith(root) || safeFolder(folder)).isPresent();
     }
 
     private boolean safeFolder(Path dir) {
@@ -353,7 +379,12 @@ public final class PathRules {
     private static Optional<Path> real(String path, String field, java.util.function.Predicate<Path> inside,
             List<Violation> out) {
         try {
-            return Optional.of(Path.of(path).toRealPath());
+            Path real = Path.of(path).toRealPath();
+            if (!namedByItsText(real)) {
+                out.add(new Violation(field, Rules.INVALID_PATH));
+                return Optional.empty();
+            }
+            return Optional.of(real);
         } catch (IOException | InvalidPathException e) {
             boolean within;
             try {
@@ -363,6 +394,19 @@ public final class PathRules {
             }
             out.add(new Violation(field, within ? Rules.NOT_FOUND : Rules.OUTSIDE_ALLOWED_ROOT));
             return Optional.empty();
+        }
+    }
+
+    /**
+     * A name that is not valid in the file-name encoding (a byte 0xff under UTF-8) comes back from
+     * {@code toString()} with U+FFFD in its place, which names another entry (or none under an ASCII
+     * locale). The engine is given that text, so it must name this very path.
+     */
+    private static boolean namedByItsText(Path real) {
+        try {
+            return Path.of(real.toString()).equals(real);
+        } catch (InvalidPathException e) {
+            return false;
         }
     }
 

@@ -221,11 +221,13 @@ public final class Validator {
                 continue;
             }
             Path r = real.get();
-            // Both compare real paths by components: a link cannot hide an overlap.
+            // Compared by components, the real path and (for other instances, whose claims are worked
+            // out from their stated sources) the stated one too: a link cannot hide an overlap.
+            Path stated = Path.of(m.source()).normalize();
             if (ownSources.stream().anyMatch(o -> overlaps(r, o))) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_MOUNT));
             }
-            if (otherSources.stream().anyMatch(o -> overlaps(r, o))) {
+            if (otherSources.stream().anyMatch(o -> overlaps(r, o) || overlaps(stated, o))) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_INSTANCE));
             }
             ownSources.add(r);
