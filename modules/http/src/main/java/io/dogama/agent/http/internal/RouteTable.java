@@ -100,7 +100,8 @@ final class RouteTable {
     }
 
     /**
-     * @param method  request method as received (case-sensitive)
+     * @param method  request method as Helidon gives it (it upper-cases the request line's method; the
+     *                signature is checked over the same text, so a lower-case method signed upper-case works)
      * @param rawPath raw request path as received
      * @return the match
      */

@@ -1,6 +1,7 @@
 package io.dogama.agent.http.internal;
 
 import io.dogama.agent.http.HttpLimits;
+import io.helidon.common.buffers.BufferData;
 import io.helidon.common.buffers.DataReader;
 import io.helidon.http.RequestException;
 import io.helidon.http.Status;
@@ -12,8 +13,9 @@ import java.util.function.Supplier;
  * framing (RFC 9112 section 7.1). Helidon reads a chunk-size line with {@link #readLine()} and no bound,
  * accepts {@code +7} as a size, buffers a whole declared chunk before returning any of it, and skips the
  * two bytes after a chunk's data without looking at them. Helidon's HTTP/1 connection calls
- * {@code readLine()} only for chunked framing (a size line, then the line after the last chunk), and
- * after each chunk's data {@code skip(2)}; this class therefore checks exactly those calls:
+ * {@code readLine()} only for chunked framing (a size line, then the line after the last chunk), reads a
+ * chunk's data with {@code readBuffer(size)} and then calls {@code skip(2)}; this class therefore checks
+ * exactly those calls (and keeps the data's own skip away from the check):
  * <ul>
  * <li>a size line is at most {@link #HttpLimits.MAX_CHUNK_LINE_BYTES}, hex digits only (no sign, prefix, extension or
  * whitespace): else 400;</li>
@@ -69,6 +71,18 @@ final class StrictChunkReader extends DataReader {
             chunkDataPending = true;
         }
         return Long.toHexString(size);
+    }
+
+    /**
+     * A chunk's (or a length-framed body's) data. Helidon's {@code readBuffer} skips the data through
+     * {@link #skip}, so a chunk of exactly two bytes would be taken for the CR LF after it (and a chunk of
+     * CR LF would let the real CR LF go unchecked): the data is skipped here, past the check.
+     */
+    @Override
+    public BufferData readBuffer(int length) {
+        BufferData data = getBuffer(length);
+        super.skip(length);
+        return data;
     }
 
     @Override
