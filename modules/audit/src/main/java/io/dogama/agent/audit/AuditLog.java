@@ -5,16 +5,21 @@ import io.dogama.agent.audit.internal.Tail;
 import io.dogama.agent.audit.internal.Verifier;
 import io.dogama.agent.audit.internal.Writer;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,18 +43,25 @@ public final class AuditLog implements AutoCloseable {
     public static final Duration DURABLE_WAIT = Duration.ofSeconds(2);
     /** Name of the key file in the data directory. */
     public static final String KEY_FILE_NAME = "audit.key";
+    /**
+     * Name of the lock file in the log folder, held while an agent writes there: two agents given one
+     * folder would write over each other's lines at their own offsets, each with its own key.
+     */
+    public static final String LOCK_FILE_NAME = "audit.lock";
     /** Most unauthenticated refusals written per second; the rest are counted. */
     public static final int UNAUTHENTICATED_PER_SECOND = 50;
 
     private final Writer writer;
+    private final FileChannel lock;
     private final Clock clock;
     private final AtomicLong windowSecond = new AtomicLong(-1);
     private final AtomicLong windowCount = new AtomicLong();
     private final AtomicLong suppressed = new AtomicLong();
     private final AtomicLong suppressedTotal = new AtomicLong();
 
-    private AuditLog(Writer writer, Clock clock) {
+    private AuditLog(Writer writer, FileChannel lock, Clock clock) {
         this.writer = writer;
+        this.lock = lock;
         this.clock = clock;
     }
 
@@ -62,7 +74,8 @@ public final class AuditLog implements AutoCloseable {
      * @param keyFile      the audit key file
      * @param clock        the time written in each line
      * @return the open log
-     * @throws AuditException if the folder cannot be made, the key is missing while a log exists (a new
+     * @throws AuditException if the folder cannot be made, another agent writes there, the key is missing
+     *                        while a log exists (a new
      *                        key would make the old lines unverifiable), the key file is unsafe, or the
      *                        last line is not an audit line
      */
@@ -88,8 +101,47 @@ public final class AuditLog implements AutoCloseable {
         } catch (IOException e) {
             throw new AuditException(dir + " cannot be listed", e);
         }
-        byte[] key = KeyFile.load(keyFile, !logExists);
-        return new AuditLog(Writer.open(dir, maxFileBytes, key, clock), clock);
+        FileChannel lock = lock(dir);
+        try {
+            byte[] key = KeyFile.load(keyFile, !logExists);
+            return new AuditLog(Writer.open(dir, maxFileBytes, key, clock), lock, clock);
+        } catch (AuditException | RuntimeException e) {
+            closeQuietly(lock);
+            throw e;
+        }
+    }
+
+    private static FileChannel lock(Path dir) throws AuditException {
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(dir.resolve(LOCK_FILE_NAME), Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(
+                            KeyFile.MODE));
+        } catch (IOException e) {
+            throw new AuditException("the lock file in " + dir + " cannot be opened", e);
+        }
+        FileLock held;
+        try {
+            held = ch.tryLock();
+        } catch (OverlappingFileLockException e) {
+            held = null; // held by this process already
+        } catch (IOException e) {
+            closeQuietly(ch);
+            throw new AuditException("the lock file in " + dir + " cannot be locked", e);
+        }
+        if (held == null) {
+            closeQuietly(ch);
+            throw new AuditException("the audit log in " + dir + " is in use by another agent");
+        }
+        return ch;
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            System.getLogger(AuditLog.class.getName()).log(System.Logger.Level.WARNING, "audit: closing the lock failed");
+        }
     }
 
     /**
@@ -178,6 +230,7 @@ public final class AuditLog implements AutoCloseable {
     @Override
     public void close() {
         writer.close();
+        closeQuietly(lock);
     }
 
     /**

@@ -243,6 +243,26 @@ class AuditLogTest {
         }
     }
 
+    /**
+     * Two agents given one audit folder (each has its own data directory, so the registry's lock does not
+     * see them) would write over each other's lines at their own offsets: the second is refused while the
+     * first writes there, and starts once it has closed.
+     */
+    @Test
+    void aFolderAnotherAgentWritesRefusesTheStart() throws Exception {
+        write(1, 1 << 20);
+        try (AuditLog first = AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC())) {
+            AuditException e = assertThrows(AuditException.class,
+                    () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+            assertTrue(e.getMessage().contains("in use by another agent"), e.getMessage());
+            assertTrue(first.record(event(2)), "the first agent's log is unaffected");
+        }
+        try (AuditLog next = AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC())) {
+            assertTrue(next.record(event(3)));
+        }
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+    }
+
     @Test
     void unauthenticatedRefusalsAreRateLimited() throws Exception {
         Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);

@@ -5,7 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -112,7 +118,7 @@ class EngineFaultsE2ETest {
         } finally {
             hold.release();
         }
-        assertTrue(java.nio.file.Files.exists(e2e.dataDir().resolve("registry.clean")), "registry closed cleanly");
+        assertTrue(Files.exists(e2e.dataDir().resolve("registry.clean")), "registry closed cleanly");
         String answer = creating.get(60, TimeUnit.SECONDS);
         assertFalse(answer.startsWith("answered 201") || answer.startsWith("answered 500"), answer);
 
@@ -128,5 +134,49 @@ class EngineFaultsE2ETest {
             assertEquals(0, containers, "no container without its record");
         }
         assertEquals(0, e2e.engine().containersOf(p.id()).size());
+    }
+
+    /**
+     * A stop signal while a stop waits for the engine's answer: the listener closes first, the request in
+     * flight then ends with the registry still open (its new state recorded and answered), and only then
+     * is the registry closed. Before, the registry was closed first and the request in flight failed on it,
+     * left to the next start's reconciliation.
+     */
+    @Test
+    void aStopSignalLetsTheRequestInFlightEndBeforeTheRegistryCloses() throws Exception {
+        Plans.Plan p = e2e.running("inflight");
+        String containerId = e2e.engine().containersOf(p.id()).getFirst();
+        EngineLink.Hold hold = e2e.engineLink().hold("/containers/" + containerId + "/stop");
+        CompletableFuture<Wire.Response> stopping;
+        CompletableFuture<Integer> exited;
+        try {
+            stopping = CompletableFuture.supplyAsync(
+                    () -> e2e.wire().post(p.path() + "/stop", "{\"timeoutSeconds\":1}"));
+            assertTrue(hold.awaitHeld(Duration.ofSeconds(20)), "the stop never reached the engine");
+            int port = e2e.listenPort();
+            exited = CompletableFuture.supplyAsync(e2e::stopAgent);
+            Poll.until(Duration.ofSeconds(20), Duration.ofMillis(5), "the listener closed after SIGTERM",
+                    () -> accepts(port) ? Optional.empty() : Optional.of(true));
+        } finally {
+            hold.release();
+        }
+        Wire.Response answer = stopping.get(60, TimeUnit.SECONDS);
+        assertEquals(200, answer.status(), answer.body());
+        assertEquals("STOPPED", answer.json().get("state"), answer.body());
+        assertEquals(143, exited.get(60, TimeUnit.SECONDS), "the agent's status after SIGTERM");
+        assertTrue(Files.exists(e2e.dataDir().resolve("registry.clean")), "registry closed cleanly");
+
+        e2e.ensureRunning();
+        assertEquals("STOPPED", e2e.wire().get(p.path()).json().get("state"));
+        assertEquals(204, e2e.wire().delete(p.path()).status());
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

@@ -45,6 +45,13 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
     /** 32 requests in progress at once. */
     public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 32;
+    /**
+     * 10 s: how long the requests in progress at a stop signal may take to end before their connections are
+     * closed (the agent closes its registry only after that). Within the 30 s a supervisor such as compose
+     * gives a container to stop; a container's own stop timeout can be longer, and such a stop is then
+     * finished by the next start's reconciliation.
+     */
+    public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 
     /**
      * Validates every value.

@@ -109,8 +109,8 @@ public record AdminConfig(
         if (!customLabelPrefixes.isEmpty()) {
             problems.addAll(LabelKeys.prefixProblems(customLabelPrefixes));
         }
-        problems.addAll(AdminConfigReader.outputProblems(metricsFile, audit.dir(), dockerSocket, allowedRoots,
-                configuredRoots));
+        problems.addAll(AdminConfigReader.outputProblems(metricsFile, audit.dir(), dockerSocket, dataDir, secretFile,
+                allowedRoots, configuredRoots));
         if (!problems.isEmpty()) {
             throw new IllegalArgumentException("policy: invalid administrator config: " + String.join("; ", problems));
         }

@@ -253,6 +253,18 @@ class AdminConfigTest {
                 f.data.resolve("dogama.prom").toString()));
         assertRefused("metricsFile: docker_socket", c -> c.put("metricsFile", f.socketDir.resolve("m.prom")
                 .toString()));
+        // Replaced by a rename: inside the agent's own folders it could take the name of a key, the registry
+        // or a log (and would be the one file there others may read), or replace the secret.
+        assertRefused("metricsFile: data_dir", c -> c.put("metricsFile", f.dataDir.resolve("registry.key")
+                .toString()));
+        assertRefused("metricsFile: data_dir", c -> c.put("metricsFile", f.dataDir.resolve("audit/m.prom")
+                .toString()));
+        Path auditDir = f.dir.resolve("log");
+        assertRefused("metricsFile: data_dir", c -> {
+            c.put("audit", map("dir", auditDir.toString()));
+            c.put("metricsFile", auditDir.resolve("audit.key").toString());
+        });
+        assertRefused("metricsFile: is_secret_file", c -> c.put("metricsFile", c.get("secretFile")));
         assertRefused("audit.dir: inside_allowed_root", c -> c.put("audit", map("dir", f.data.toString())));
         assertRefused("audit.dir: inside_allowed_root", c -> c.put("audit", map("dir", f.dir.resolve("srv")
                 .toString())));

@@ -103,9 +103,13 @@ final class AgentProcess implements AutoCloseable {
             // Built (not bound) while the registry opens; its watchdog thread is stopped on any failure.
             server = AgentServer.create(authenticator,
                     HttpLimits.defaults(config.listen().host(), config.listen().port()), Accounting.of(audit, metrics));
-            opened.push(server::stop);
+            AutoCloseable stopServer = server::stop;
+            opened.push(stopServer);
             t = timings.took("http", t);
             Registry registry = remember(await(registryOpen, opener));
+            // Stopped before the registry is closed: the requests in flight at a stop signal end with it open.
+            opened.remove(stopServer);
+            opened.push(stopServer);
             t = System.nanoTime();
             AgentOperations ops = Lifecycle.start(docker, registry, policy, new ReconcileAudit(audit));
             t = timings.took("reconcile", t);

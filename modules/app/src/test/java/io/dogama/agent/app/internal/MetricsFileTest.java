@@ -1,9 +1,12 @@
 package io.dogama.agent.app.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
@@ -23,11 +26,43 @@ class MetricsFileTest {
         MetricsFile.write(file, "a 2\n");
         assertEquals("a 2\n", Files.readString(file));
         assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
-        assertEquals(List.of(file), entries());
+        assertEquals(List.of(file), entries(dir));
     }
 
-    private List<Path> entries() throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
+    /**
+     * The folder passed at the start and is opened to others later: a writer there could put a link to
+     * any file in place of the temporary file between its creation and its mode change, so nothing is
+     * written any more (the start's check alone let every later write through).
+     */
+    @Test
+    void aFolderOpenedToOthersAfterTheStartIsNotWrittenAgain() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("textfile"));
+        Path file = folder.resolve("dogama.prom");
+        MetricsFile.write(file, "a 1\n");
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        IOException e = assertThrows(MetricsFile.UntrustedFolder.class, () -> MetricsFile.write(file, "a 2\n"));
+        assertTrue(e.getMessage().contains("writable by group or others"), e.getMessage());
+        assertEquals("a 1\n", Files.readString(file));
+        assertEquals(List.of(file), entries(folder));
+    }
+
+    /** A folder missing at the start (which passes as far as it goes) and made later by root, writable by all. */
+    @Test
+    void aFolderMadeAfterTheStartIsCheckedBeforeItsFirstWrite() throws Exception {
+        Path folder = dir.resolve("later");
+        Path file = folder.resolve("dogama.prom");
+        TrustedPath.requireAncestors("metrics file", file);
+        assertThrows(NoSuchFileException.class, () -> MetricsFile.write(file, "a 1\n"));
+
+        Files.createDirectory(folder);
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThrows(MetricsFile.UntrustedFolder.class, () -> MetricsFile.write(file, "a 1\n"));
+        assertEquals(List.of(), entries(folder));
+    }
+
+    private static List<Path> entries(Path folder) throws IOException {
+        try (Stream<Path> s = Files.list(folder)) {
             return s.sorted().toList();
         }
     }

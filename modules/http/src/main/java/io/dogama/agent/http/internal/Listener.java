@@ -104,6 +104,7 @@ public final class Listener {
         Duration helidonIdle = limits.requestTimeout().multipliedBy(HELIDON_IDLE_MULTIPLE);
         WebServer server = WebServer.builder()
                 .shutdownHook(false)
+                .shutdownGracePeriod(HttpLimits.SHUTDOWN_GRACE)
                 .featuresDiscoverServices(false)
                 .protocolsDiscoverServices(false)
                 // Helidon's HTTP/1 connection, but reading through the strict chunked framing (StrictHttp1Selector);

@@ -13,6 +13,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -128,8 +129,8 @@ public final class AdminConfigReader {
         if (host != null && socket != null && secret != null && dataDir != null && networks != null
                 && hostIps != null) {
             problems.addAll(shapeProblems(host, socket, secret, dataDir, roots, networks, hostIps));
-            problems.addAll(outputProblems(metricsFile, auditDir == null ? dataDir : auditDir, socket, roots,
-                    configuredRoots));
+            problems.addAll(outputProblems(metricsFile, auditDir == null ? dataDir : auditDir, socket, dataDir, secret,
+                    roots, configuredRoots));
         }
         if (!problems.isEmpty()) {
             throw new PolicyException("config: " + String.join("; ", problems));
@@ -145,18 +146,22 @@ public final class AdminConfigReader {
     /**
      * (1.1) Where the agent writes besides its data directory: the metrics file and the audit
      * folder must be absolute, neither inside nor around an allowed root (a container could swap
-     * a component or rewrite what the agent wrote) nor in the Docker socket's folder. Compared in
-     * configured and best-effort real form.
+     * a component or rewrite what the agent wrote) nor in the Docker socket's folder. The metrics
+     * file, which is replaced by a rename, may not lie in the data directory or the audit folder (it
+     * could take the name of a key, the registry or a log, and would be the one file there others may
+     * read) nor be the secret file. Compared in configured and best-effort real form.
      *
      * @param metricsFile the metrics file, if configured
      * @param auditDir    the audit folder
      * @param socket      the Docker socket
+     * @param dataDir     the data directory
+     * @param secret      the secret file
      * @param roots       the allowed roots (real)
      * @param configured  the allowed roots as configured
      * @return every problem as {@code field: rule}
      */
-    public static List<String> outputProblems(Optional<Path> metricsFile, Path auditDir, Path socket,
-            Map<String, Path> roots, Map<String, Path> configured) {
+    public static List<String> outputProblems(Optional<Path> metricsFile, Path auditDir, Path socket, Path dataDir,
+            Path secret, Map<String, Path> roots, Map<String, Path> configured) {
         List<String> p = new ArrayList<>();
         List<Path> rootForms = new ArrayList<>();
         roots.values().forEach(r -> rootForms.addAll(PathRules.forms(r)));
@@ -181,6 +186,17 @@ public final class AdminConfigReader {
                 p.add(field + ": " + Rules.DOCKER_SOCKET);
             }
         });
+        if (metricsFile.isPresent() && metricsFile.get().isAbsolute() && metricsFile.get().getNameCount() > 0) {
+            List<Path> forms = PathRules.forms(metricsFile.get());
+            List<Path> own = new ArrayList<>(PathRules.forms(dataDir));
+            own.addAll(PathRules.forms(auditDir));
+            if (forms.stream().anyMatch(x -> own.stream().anyMatch(x::startsWith))) {
+                p.add("metricsFile: " + Rules.DATA_DIR);
+            }
+            if (!Collections.disjoint(forms, PathRules.forms(secret))) {
+                p.add("metricsFile: is_secret_file");
+            }
+        }
         return p;
     }
 
