@@ -109,7 +109,7 @@ class AgentContainerTest {
                 new Bind(socket, new Volume(socket), AccessMode.rw),
                 new Bind(secret.toString(), new Volume(Deployment.SECRET_TARGET), AccessMode.ro),
                 new Bind(deployment.config.toString(), new Volume(Deployment.CONFIG_TARGET), AccessMode.ro),
-                new Bind(instances, new Volume(instances), AccessMode.rw),
+                new Bind(instances, new Volume(instances), AccessMode.ro),
                 new Bind(dataVolume, new Volume(Deployment.DATA_TARGET), AccessMode.rw));
         cmd.getHostConfig().withBinds(binds).withReadonlyRootfs(true).withCapDrop(Capability.ALL)
                 .withSecurityOpts(List.of("no-new-privileges:true")).withPidsLimit(PIDS_LIMIT)
@@ -245,7 +245,7 @@ class AgentContainerTest {
     void ownContainerIsHardened() {
         InspectContainerResponse c = engine.client.inspectContainerCmd(agent.getContainerId()).exec();
         Hardening.assertHardened(c, new Hardening.Expected(Deployment.AGENT_UID + ":" + engine.socketGid, PIDS_LIMIT,
-                controlNetwork, engine.socket));
+                controlNetwork, engine.socket, deployment.instances));
         assertEquals(MEMORY_BYTES, c.getHostConfig().getMemory());
     }
 

@@ -58,7 +58,7 @@ class ComposeTest {
                 Container c = awaitHealthy(engine, project);
                 InspectContainerResponse agent = engine.client.inspectContainerCmd(c.getId()).exec();
                 Hardening.assertHardened(agent, new Hardening.Expected(Deployment.AGENT_UID + ":" + engine.socketGid,
-                        PIDS_LIMIT, control, engine.socket));
+                        PIDS_LIMIT, control, engine.socket, d.instances));
                 assertEquals(256L << 20, agent.getHostConfig().getMemory(), "mem_limit");
                 assertEquals(project + "_data", agent.getMounts().stream()
                         .filter(m -> m.getDestination().getPath().equals(Deployment.DATA_TARGET)).findFirst()

@@ -25,7 +25,7 @@ final class Hardening {
     private Hardening() {
     }
 
-    record Expected(String user, long pidsLimit, String controlNetwork, Path socket) {
+    record Expected(String user, long pidsLimit, String controlNetwork, Path socket, Path allowedRoot) {
     }
 
     static void assertHardened(InspectContainerResponse c, Expected want) {
@@ -68,6 +68,10 @@ final class Hardening {
         assertTrue(mounts.stream().anyMatch(m -> m.getDestination().getPath().equals(Deployment.SECRET_TARGET)
                         && !Boolean.TRUE.equals(m.getRW())),
                 name + ": no read-only secret at " + Deployment.SECRET_TARGET + ": " + describe(mounts));
+        // The agent only reads below an allowed root (SPEC 13: read-only except its data directory).
+        assertTrue(mounts.stream().anyMatch(m -> m.getDestination().getPath().equals(want.allowedRoot().toString())
+                        && !Boolean.TRUE.equals(m.getRW())),
+                name + ": the allowed root " + want.allowedRoot() + " is not mounted read-only: " + describe(mounts));
         assertTrue(mounts.stream().anyMatch(m -> m.getDestination().getPath().equals(Deployment.DATA_TARGET)
                         && m.getName() != null && !m.getName().isEmpty() && m.getDriver() != null),
                 name + ": no data volume at " + Deployment.DATA_TARGET + ": " + describe(mounts));
