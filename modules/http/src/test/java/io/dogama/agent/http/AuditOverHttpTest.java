@@ -84,4 +84,34 @@ class AuditOverHttpTest {
                     text);
         }
     }
+
+    /**
+     * Requests Helidon refuses before the gate runs (a body declared past the limit, a header it cannot
+     * parse) are refused requests too: one line each, with the route aimed at and the peer, and counted.
+     * Before, only the gate's own refusals were written.
+     */
+    @Test
+    void refusalsHelidonAnswersItselfAreWrittenAndCounted() throws Exception {
+        Metrics metrics = Metrics.create();
+        try (AuditLog audit = open(); ServerFixture f = ServerFixture.start(dir, Accounting.of(audit, metrics))) {
+            RawHttp.Response tooLarge = RawHttp.exchange(f.port, "POST /v1/instances HTTP/1.1\r\nHost: agent\r\n"
+                    + "Content-Length: " + (HttpLimits.DEFAULT_MAX_BODY_BYTES + 1) + "\r\n\r\n");
+            assertEquals(413, tooLarge.status());
+            RawHttp.Response malformed = RawHttp.exchange(f.port, "GET /v1/health HTTP/1.1\r\nHost: agent\r\n"
+                    + "No colon here\r\n\r\n");
+            assertEquals(400, malformed.status());
+            assertEquals(List.of(), f.ops.calls);
+            String text = metrics.scrape();
+            assertTrue(text.contains("dogama_http_requests_total{route=\"POST /v1/instances\",status=\"413\"} 1\n"),
+                    text);
+            assertTrue(text.contains("dogama_http_requests_total{route=\"GET /v1/health\",status=\"400\"} 1\n"), text);
+        }
+        String log = log();
+        assertTrue(log.contains("\"kind\":\"refused\",\"route\":\"POST /v1/instances\",\"outcome\":\"body_too_large\""
+                + ",\"status\":413"), log);
+        assertTrue(log.contains("\"kind\":\"refused\",\"route\":\"GET /v1/health\",\"outcome\":\"malformed_request\""
+                + ",\"status\":400"), log);
+        assertEquals(2, log.split("\"peer\":\"127.0.0.1:", -1).length - 1, log);
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir.resolve("audit"), dir.resolve("audit.key")));
+    }
 }

@@ -93,10 +93,11 @@ public final class Listener {
             }
             return ops;
         }, metrics);
-        RequestGate gate = new RequestGate(authenticator, dispatcher, new Accountant(audit, metrics), limits.maxBodyBytes(),
+        Accountant accountant = new Accountant(audit, metrics);
+        RequestGate gate = new RequestGate(authenticator, dispatcher, accountant, limits.maxBodyBytes(),
                 limits.maxConcurrentRequests(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
-        ProblemDirectHandler problems = new ProblemDirectHandler();
+        ProblemDirectHandler problems = new ProblemDirectHandler(accountant);
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {
             direct.addHandler(type, problems);
         }

@@ -20,11 +20,20 @@ import io.helidon.http.Status;
  * {@code malformed_request}; no input may produce a 5xx.
  */
 final class ProblemDirectHandler implements DirectHandler {
+    private static final System.Logger LOG = System.getLogger(ProblemDirectHandler.class.getName());
+
+    private final Accountant accountant;
+
+    /** @param accountant counts each refusal and writes its audit line, as the gate does for its own */
+    ProblemDirectHandler(Accountant accountant) {
+        this.accountant = accountant;
+    }
 
     @Override
     public TransportResponse handle(TransportRequest request, EventType eventType, Status defaultStatus,
             ServerResponseHeaders responseHeaders, String message) {
         ProblemCode code = codeFor(defaultStatus.code());
+        account(request, code);
         Reply reply = Reply.problem(code);
         ServerResponseHeaders headers = ServerResponseHeaders.create();
         headers.set(HeaderNames.CONTENT_TYPE, Reply.PROBLEM_JSON);
@@ -36,6 +45,29 @@ final class ProblemDirectHandler implements DirectHandler {
                 .entity(reply.body())
                 .keepAlive(false)
                 .build();
+    }
+
+    /**
+     * Every refused request is an audit line (SPEC section 14), these too: a body declared past the limit,
+     * an unparsable request. Unauthenticated by definition, so within the log's limit for those. The route
+     * is the table's entry the request aimed at, if it can be told; never its raw path.
+     */
+    private void account(TransportRequest request, ProblemCode code) {
+        try {
+            RouteTable.Route route = null;
+            String id = null;
+            if (request.method() != null && request.path() != null
+                    && RouteTable.match(request.method(), request.path()) instanceof RouteTable.Match.Found f) {
+                route = f.route();
+                id = f.id();
+            }
+            accountant.answered(route, code.status());
+            accountant.refusedUnauthenticated(route, id, code,
+                    StrictHttp1Selector.PEER.isBound() ? StrictHttp1Selector.PEER.get() : null);
+        } catch (RuntimeException e) {
+            // Accounting never costs a request its answer.
+            LOG.log(System.Logger.Level.ERROR, "http: accounting a refused request failed", e);
+        }
     }
 
     static ProblemCode codeFor(int status) {

@@ -1,6 +1,7 @@
 package io.dogama.agent.http.internal;
 
 import io.helidon.common.buffers.BufferData;
+import io.helidon.common.concurrency.limits.Limit;
 import io.helidon.common.buffers.DataReader;
 import io.helidon.common.buffers.DataWriter;
 import io.helidon.common.socket.HelidonSocket;
@@ -13,6 +14,8 @@ import io.helidon.webserver.http1.Http1Config;
 import io.helidon.webserver.http1.Http1ConnectionSelector;
 import io.helidon.webserver.spi.ServerConnection;
 import io.helidon.webserver.spi.ServerConnectionSelector;
+import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -24,6 +27,12 @@ import java.util.concurrent.ExecutorService;
  * Helidon already read to pick the protocol are passed on first, unchanged.
  */
 final class StrictHttp1Selector implements ServerConnectionSelector {
+    /**
+     * The peer of the connection whose thread runs: Helidon answers the requests it refuses itself
+     * ({@link ProblemDirectHandler}) on that thread, without telling the handler who sent them.
+     */
+    static final ScopedValue<SocketAddress> PEER = ScopedValue.newInstance();
+
     private final Http1ConnectionSelector delegate;
     private final int maxBodyBytes;
 
@@ -54,7 +63,28 @@ final class StrictHttp1Selector implements ServerConnectionSelector {
             socket.ensureAvailable(); // blocks for the next bytes; at the end of the stream it throws as Helidon expects
             return socket.readBytes(socket.available());
         }, maxBodyBytes);
-        return delegate.connection(new Context(ctx, strict));
+        return new PeerScoped(delegate.connection(new Context(ctx, strict)), ctx.remotePeer().address());
+    }
+
+    /** Helidon's connection, run with its peer in {@link #PEER}. */
+    private record PeerScoped(ServerConnection connection, SocketAddress peer) implements ServerConnection {
+        @Override
+        public void handle(Limit limit) throws InterruptedException {
+            ScopedValue.where(PEER, peer).call(() -> {
+                connection.handle(limit);
+                return null;
+            });
+        }
+
+        @Override
+        public Duration idleTime() {
+            return connection.idleTime();
+        }
+
+        @Override
+        public void close(boolean interrupt) {
+            connection.close(interrupt);
+        }
     }
 
     /** The connection's context with the strict reader in place of the socket's. */
