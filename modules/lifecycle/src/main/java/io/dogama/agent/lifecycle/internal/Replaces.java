@@ -144,6 +144,12 @@ final class Replaces {
         private final boolean searchedAtStart;
         /** The new container's ID once the engine returned it (its record write may have failed). */
         private Optional<String> made = Optional.empty();
+        /**
+         * The old container made again by the rollback, kept apart from {@link #made}: it belongs in the prior's
+         * slot, and folded into the new container's slot it fails the identity check there, so that even a
+         * delete of the instance refuses it (identity_mismatch) for good.
+         */
+        private Optional<String> recreated = Optional.empty();
         /** The rollback's verdict on the prior container: whether it can come back, and how. */
         private Identities.Identity old;
         /** The prior plan approved again, when the old container is gone and must be recreated. */
@@ -213,7 +219,7 @@ final class Replaces {
                 case ROLLBACK_RECORD_OLD -> {
                     InstanceRecord.Prior p = prior(run);
                     run.write(r -> r.withPrior(Optional.of(new InstanceRecord.Prior(p.canonicalPlan(),
-                            p.planDigest(), p.templateId(), p.templateVersion(), made, p.containerName(),
+                            p.planDigest(), p.templateId(), p.templateVersion(), recreated, p.containerName(),
                             p.wasRunning()))));
                 }
                 case ROLLBACK_START_OLD -> startOld(run);
@@ -313,7 +319,7 @@ final class Replaces {
                     ids.removeIfPresent(c);
                 }
             }
-            made = Optional.of(docker.createContainer(again.orElseThrow().spec()));
+            recreated = Optional.of(docker.createContainer(again.orElseThrow().spec()));
         }
 
         /** The old container runs again if it ran before, after its identity and mounts are checked. */
@@ -350,6 +356,9 @@ final class Replaces {
                 if (ids.identify(p.containerId(), Identities.Expect.prior(r, p)) instanceof Identities.Match m
                         && m.info().state().running()) {
                     stop.add(m.info().id());
+                }
+                if (recreated.isPresent() && !recreated.equals(p.containerId())) {
+                    ids.removeIfPresent(recreated.get()); // made again but never recorded: incomplete
                 }
                 if (searches(r) || searchedAtStart) {
                     List<String> known = new ArrayList<>(main.stream().toList());

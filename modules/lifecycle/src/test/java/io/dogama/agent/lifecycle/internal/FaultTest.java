@@ -145,8 +145,12 @@ class FaultTest {
         h.restartAgent();
         switch (target) {
             case ROLLBACK_PERSIST, ROLLBACK_REMOVE_NEW, ROLLBACK_RENAME_OLD, ROLLBACK_RECREATE_OLD,
-                    ROLLBACK_RECORD_OLD, ROLLBACK_START_OLD, ROLLBACK_COMMIT ->
-                    h.assertEnd(id, Harness.End.INTERVENTION);
+                    ROLLBACK_RECORD_OLD, ROLLBACK_START_OLD, ROLLBACK_COMMIT -> {
+                h.assertEnd(id, Harness.End.INTERVENTION);
+                // The operator's way out of INTERVENTION_REQUIRED is a delete, and it must work.
+                ok(h.ops.delete(id));
+                h.assertEnd(id, Harness.End.ABSENT);
+            }
             default -> assertFinal(target);
         }
         h.assertKept(src, "data");

@@ -394,6 +394,13 @@ final class Harness implements AutoCloseable {
                 for (Seen c : containers) {
                     assertTrue(named.contains(c.id()), "container not named by the record (orphan): " + c);
                     assertTrue(!c.running(), "left running in INTERVENTION_REQUIRED: " + c);
+                    // Each in its own slot: a container named in the other one fails its identity check for good.
+                    if (r.containerId().equals(Optional.of(c.id()))) {
+                        assertEquals(r.planDigest(), c.digest(), "the record's container is not of its plan: " + c);
+                    } else {
+                        assertEquals(r.prior().orElseThrow().planDigest(), c.digest(),
+                                "the prior's container is not of the prior plan: " + c);
+                    }
                 }
             }
         }
