@@ -66,6 +66,8 @@ final class NonceJournal implements AutoCloseable {
     static final String LOCK_FILE = "nonces.lock";
     /** How long a segment is appended to before the next one begins, 10 s of the clock. */
     static final long SEGMENT_MILLIS = 10_000;
+    /** How soon a new segment is tried again after one could not be made. */
+    private static final long ROTATE_RETRY_MILLIS = 1_000;
     private static final String HEADER = "DOGAMA-NONCES-V1";
     private static final String TEMP_SUFFIX = ".tmp";
     /** The longest line of a segment, header included: 19 digits, a space, the longest nonce, and room. */
@@ -86,6 +88,8 @@ final class NonceJournal implements AutoCloseable {
     private final List<Path> previous;
     private final Deque<Segment> closed = new ArrayDeque<>();
     private Segment current;
+    /** No new segment is tried before this, after one could not be made; {@code Long.MIN_VALUE} when none failed. */
+    private long rotateAgainMillis = Long.MIN_VALUE;
     private JournalDisk.Appender appender;
     private int nextNumber = 1;
 
@@ -437,8 +441,21 @@ final class NonceJournal implements AutoCloseable {
      * @throws IOException if the lines could not be written durably (a failed deletion is only logged)
      */
     void append(byte[] lines, int length, long maxExpiryMillis, long nowMillis) throws IOException {
-        if (nowMillis - current.createdMillis >= SEGMENT_MILLIS) {
-            rotate(nowMillis);
+        if (nowMillis - current.createdMillis >= SEGMENT_MILLIS && nowMillis >= rotateAgainMillis) {
+            try {
+                rotate(nowMillis);
+                rotateAgainMillis = Long.MIN_VALUE;
+            } catch (IOException e) {
+                // No new file (no inode left, a file system that refuses to create one): nothing of the current
+                // segment was touched, so the lines go on into it, which only grows longer, and a new segment is
+                // tried again a second later. Failing the append instead would refuse every signed request for as
+                // long as no file can be made, although the current one still takes lines.
+                if (rotateAgainMillis == Long.MIN_VALUE) {
+                    LOG.log(System.Logger.Level.WARNING, "auth: cannot start a new nonce journal segment in {0} ({1});"
+                            + " appending to the current one", dir, e.getClass().getSimpleName());
+                }
+                rotateAgainMillis = nowMillis + ROTATE_RETRY_MILLIS;
+            }
             deleteExpired(nowMillis);
         }
         appender.write(ByteBuffer.wrap(lines, 0, length));

@@ -1,11 +1,13 @@
 package io.dogama.agent.auth.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.auth.NonceStore;
 import io.dogama.agent.auth.TestClock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,9 +26,13 @@ class NoSpaceTest {
     @TempDir
     Path dir;
 
-    /** The real disk, except that appends fail as a full file system does while {@link #full} is set. */
+    /**
+     * The real disk, except that appends fail as a full file system does while {@link #full} is set, and
+     * no file can be created while {@link #noInodes} is (a file system out of inodes: appends still work).
+     */
     private static final class FillableDisk implements JournalDisk {
         volatile boolean full;
+        volatile boolean noInodes;
 
         @Override
         public Appender append(Path file) throws IOException {
@@ -54,6 +60,9 @@ class NoSpaceTest {
 
         @Override
         public void createForced(Path file, Content content) throws IOException {
+            if (noInodes) {
+                throw new FileSystemException(file.toString(), null, "No space left on device");
+            }
             JournalDisk.REAL.createForced(file, content);
         }
 
@@ -89,5 +98,36 @@ class NoSpaceTest {
         }
         String journal = Files.readString(dir.resolve(NonceJournal.FILE));
         assertEquals(3, journal.lines().count(), "the header and the two admitted nonces: " + journal);
+    }
+
+    /**
+     * Every 10 s the journal starts a new segment file. When no file can be made (the inodes of the data
+     * directory's file system used up, e.g. by a container writing empty files below an allowed root on the
+     * same file system), the nonces go on into the current segment: before, the memory broke and every signed
+     * request was answered 500 until a restart. Once files can be made again, a new segment is started.
+     */
+    @Test
+    void noNewSegmentFileKeepsTheCurrentOneAndRequestsAreStillAdmitted() throws Exception {
+        TestClock clock = new TestClock(T0);
+        FillableDisk disk = new FillableDisk();
+        try (NonceMemory m = NonceMemory.persistent(dir, 100, NonceStore.RETENTION, Duration.ofSeconds(5), clock,
+                disk, NonceMemory.MAX_PENDING_BYTES)) {
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000001", T0));
+            disk.noInodes = true;
+            clock.advance(Duration.ofMillis(NonceJournal.SEGMENT_MILLIS));
+            Instant later = T0.plusMillis(NonceJournal.SEGMENT_MILLIS);
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000002", later));
+            clock.advance(Duration.ofSeconds(2));
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000003", later));
+            assertEquals(Admission.REPLAYED, m.admit("nonce-0000000000000002", later));
+            disk.noInodes = false;
+            clock.advance(Duration.ofSeconds(2));
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000004", later));
+        }
+        String first = Files.readString(dir.resolve(NonceJournal.FILE));
+        assertEquals(4, first.lines().count(), "the header and the nonces admitted while no file could be made: "
+                + first);
+        assertTrue(Files.readString(dir.resolve(NonceJournal.FILE + ".1")).contains("nonce-0000000000000004"),
+                "a new segment once files can be made again");
     }
 }
