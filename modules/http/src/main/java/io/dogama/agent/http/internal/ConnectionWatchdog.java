@@ -39,8 +39,20 @@ final class ConnectionWatchdog implements AutoCloseable {
 
     private final long timeoutNanos;
     private final int maxConnections;
-    private final Map<SocketAddress, Tracked> connections = new ConcurrentHashMap<>();
+    private final Map<Key, Tracked> connections = new ConcurrentHashMap<>();
     private final ScheduledExecutorService sweeper;
+
+    /**
+     * A connection by both of its ends. The client's address and port alone are not one connection: a client
+     * may bind two sockets to the same address and port and connect them to two addresses of the agent (a
+     * listener on a wildcard address), and one would hide the other from the watchdog, which then neither
+     * timed it out nor counted it, so that no slot was ever freed again.
+     *
+     * @param local  the agent's end
+     * @param remote the client's end
+     */
+    record Key(SocketAddress local, SocketAddress remote) {
+    }
 
     private static final class Tracked {
         final SocketChannel channel;
@@ -77,10 +89,11 @@ final class ConnectionWatchdog implements AutoCloseable {
      */
     void accepted(SocketChannel channel) {
         try {
-            SocketAddress peer = channel.getRemoteAddress();
-            if (peer != null) {
+            SocketAddress local = channel.getLocalAddress();
+            SocketAddress remote = channel.getRemoteAddress();
+            if (local != null && remote != null) {
                 long now = System.nanoTime();
-                connections.put(peer, new Tracked(channel, now, now + timeoutNanos));
+                connections.put(new Key(local, remote), new Tracked(channel, now, now + timeoutNanos));
             }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "http: accepted connection already gone");
@@ -91,11 +104,11 @@ final class ConnectionWatchdog implements AutoCloseable {
     }
 
     private void evictOldestUntrusted(SocketChannel accepted) {
-        Map.Entry<SocketAddress, Tracked> oldest = null;
+        Map.Entry<Key, Tracked> oldest = null;
         int open = 0;
-        Iterator<Map.Entry<SocketAddress, Tracked>> it = connections.entrySet().iterator();
+        Iterator<Map.Entry<Key, Tracked>> it = connections.entrySet().iterator();
         while (it.hasNext()) {
-            Map.Entry<SocketAddress, Tracked> e = it.next();
+            Map.Entry<Key, Tracked> e = it.next();
             Tracked t = e.getValue();
             if (!t.channel.isOpen()) {
                 it.remove();
@@ -122,25 +135,25 @@ final class ConnectionWatchdog implements AutoCloseable {
         LOG.log(System.Logger.Level.DEBUG, "http: all connection slots taken; closed the oldest unauthenticated one");
     }
 
-    /** A request from this peer passed authentication: its connection keeps its slot. */
-    void authenticated(SocketAddress peer) {
-        Tracked t = connections.get(peer);
+    /** A request on this connection passed authentication: it keeps its slot. */
+    void authenticated(Key connection) {
+        Tracked t = connections.get(connection);
         if (t != null) {
             t.trusted = true;
         }
     }
 
-    /** The request from this peer is fully read; the agent is working on it. */
-    void working(SocketAddress peer) {
-        Tracked t = connections.get(peer);
+    /** The request on this connection is fully read; the agent is working on it. */
+    void working(Key connection) {
+        Tracked t = connections.get(connection);
         if (t != null) {
             t.deadline = NO_DEADLINE;
         }
     }
 
-    /** The response to this peer is written; the next request must arrive in time. */
-    void answered(SocketAddress peer) {
-        Tracked t = connections.get(peer);
+    /** The response on this connection is written; the next request must arrive in time. */
+    void answered(Key connection) {
+        Tracked t = connections.get(connection);
         if (t != null) {
             t.deadline = System.nanoTime() + timeoutNanos;
         }
@@ -152,8 +165,8 @@ final class ConnectionWatchdog implements AutoCloseable {
      * they must never be parsed as requests. The output is shut down so the client sees the answer
      * and then end of stream; {@link #ended} makes the gate refuse anything still buffered.
      */
-    void end(SocketAddress peer) {
-        Tracked t = connections.get(peer);
+    void end(Key connection) {
+        Tracked t = connections.get(connection);
         if (t != null) {
             t.ended = true;
             try {
@@ -165,15 +178,15 @@ final class ConnectionWatchdog implements AutoCloseable {
     }
 
     /**
-     * @param peer the connection's peer
+     * @param connection the connection
      * @return true if an earlier answer on this connection ended it; the connection is then closed
      */
-    boolean refuseEnded(SocketAddress peer) {
-        Tracked t = connections.get(peer);
+    boolean refuseEnded(Key connection) {
+        Tracked t = connections.get(connection);
         if (t == null || !t.ended) {
             return false;
         }
-        connections.remove(peer);
+        connections.remove(connection);
         try {
             t.channel.close();
         } catch (IOException e) {

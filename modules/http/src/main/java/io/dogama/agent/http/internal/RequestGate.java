@@ -108,7 +108,9 @@ final class RequestGate implements Handler {
 
     @Override
     public void handle(ServerRequest req, ServerResponse res) {
-        if (watchdog.refuseEnded(req.remotePeer().address())) {
+        ConnectionWatchdog.Key connection = new ConnectionWatchdog.Key(req.localPeer().address(),
+                req.remotePeer().address());
+        if (watchdog.refuseEnded(connection)) {
             // Bytes that followed an answer with "Connection: close" (e.g. a refused body): never a request.
             // Helidon ends the connection quietly on this exception; a handler that just returned would make
             // it log a WARNING naming the request's path, one per connection for anyone, without a limit.
@@ -117,7 +119,7 @@ final class RequestGate implements Handler {
         Reply reply;
         Facts facts = new Facts();
         try {
-            reply = process(req, facts);
+            reply = process(req, connection, facts);
         } catch (BrokenBody e) {
             LOG.log(System.Logger.Level.DEBUG, "http: request body could not be read");
             reply = Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
@@ -136,9 +138,9 @@ final class RequestGate implements Handler {
         try {
             write(res, reply, "HEAD".equals(req.prologue().method().text()));
         } finally {
-            watchdog.answered(req.remotePeer().address());
+            watchdog.answered(connection);
             if (reply.close()) {
-                watchdog.end(req.remotePeer().address());
+                watchdog.end(connection);
             }
         }
     }
@@ -188,7 +190,8 @@ final class RequestGate implements Handler {
         }
     }
 
-    private Reply process(ServerRequest req, Facts facts) throws BrokenBody, TooLarge {
+    private Reply process(ServerRequest req, ConnectionWatchdog.Key connection, Facts facts)
+            throws BrokenBody, TooLarge {
         HttpPrologue prologue = req.prologue();
         ServerRequestHeaders headers = req.headers();
 
@@ -206,7 +209,7 @@ final class RequestGate implements Handler {
         // same limit (Listener sets maxPayloadSize); a chunked body is measured by StrictChunkReader and below.
         OptionalLong contentLength = headers.contentLength();
         Body body = readBody(req, chunked || contentLength.orElse(0) > 0);
-        watchdog.working(req.remotePeer().address()); // the whole request is in; the agent's own time is not limited
+        watchdog.working(connection); // the whole request is in; the agent's own time is not limited
 
         // 1b. No query string, not even an empty one; no fragment, which HTTP never allows in a request target.
         if (prologue.hasQuery() || !prologue.query().rawValue().isEmpty()) {
@@ -223,7 +226,7 @@ final class RequestGate implements Handler {
         if (decision instanceof AuthDecision.Rejected rejected) {
             return Reply.problem(rejected.code()).closing();
         }
-        watchdog.authenticated(req.remotePeer().address());
+        watchdog.authenticated(connection);
         facts.authenticated = true;
         if (decision instanceof AuthDecision.Accepted accepted && accepted.previousSecret()
                 && previousSecretSeen.compareAndSet(false, true)) {

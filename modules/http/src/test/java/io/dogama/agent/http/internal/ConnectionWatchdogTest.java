@@ -1,10 +1,12 @@
 package io.dogama.agent.http.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -46,15 +48,63 @@ class ConnectionWatchdogTest {
     void aConnectionWhoseRequestIsBeingWorkedOnStaysAsATrustedOneDoesAndTheOldestIdleOneMakesRoom()
             throws Exception {
         SocketChannel trusted = accept();
-        watchdog.authenticated(trusted.getRemoteAddress());
+        watchdog.authenticated(key(trusted));
         SocketChannel signed = accept();
         // Its request is read; authentication is waiting for the nonce's force, so it is not trusted yet.
-        watchdog.working(signed.getRemoteAddress());
+        watchdog.working(key(signed));
         SocketChannel idle = accept();
         SocketChannel last = accept(); // the last slot: the oldest connection neither trusted nor worked on goes
         assertTrue(trusted.isOpen(), "a trusted connection was evicted");
         assertTrue(signed.isOpen(), "a connection was evicted while the agent worked on its request");
         assertFalse(idle.isOpen(), "the oldest idle unauthenticated connection should have made room");
+        assertTrue(last.isOpen());
+    }
+
+    private static ConnectionWatchdog.Key key(SocketChannel accepted) throws Exception {
+        return new ConnectionWatchdog.Key(accepted.getLocalAddress(), accepted.getRemoteAddress());
+    }
+
+    /**
+     * Two connections from the same client address and port, to two addresses of a listener on a wildcard
+     * address: both are watched. Keyed by the client's end alone, the second hid the first, which was then
+     * never evicted nor timed out, and no slot was ever freed again.
+     */
+    @Test
+    void twoConnectionsFromOneClientPortToTwoAgentAddressesAreBothWatched() throws Exception {
+        server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.ofLiteral("0.0.0.0"), 0));
+        int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+        SocketChannel first = SocketChannel.open();
+        opened.add(first);
+        first.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        first.bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0));
+        SocketChannel second = SocketChannel.open();
+        opened.add(second);
+        second.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        second.bind(first.getLocalAddress());
+        first.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port));
+        SocketChannel hidden = server.accept();
+        opened.add(hidden);
+        watchdog.accepted(hidden);
+        second.connect(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.2"), port));
+        SocketChannel other = server.accept();
+        opened.add(other);
+        watchdog.accepted(other);
+        assertEquals(hidden.getRemoteAddress(), other.getRemoteAddress(), "the same client end");
+        assertEquals(2, watchdog.tracked());
+
+        // Two fresh connections take the last slots: the oldest unauthenticated one, the first, makes room.
+        SocketChannel third = SocketChannel.open(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port));
+        opened.add(third);
+        SocketChannel accepted = server.accept();
+        opened.add(accepted);
+        watchdog.accepted(accepted);
+        SocketChannel fourth = SocketChannel.open(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), port));
+        opened.add(fourth);
+        SocketChannel last = server.accept();
+        opened.add(last);
+        watchdog.accepted(last);
+        assertFalse(hidden.isOpen(), "the first of the two was never evicted");
+        assertTrue(other.isOpen());
         assertTrue(last.isOpen());
     }
 }
