@@ -14,8 +14,8 @@ import java.util.List;
  * {@link InstanceRecord#revision() revision}). One process at a time: {@link #open} takes an exclusive
  * lock on {@code <dataDir>/registry.lock}.
  *
- * <p><b>Durability.</b> A write is in the memory-mapped file when its method returns: it survives the
- * death of the process (even SIGKILL), not a power loss or kernel crash before the OS wrote the page back.
+ * <p><b>Durability.</b> A write is in the memory-mapped file and forced to the disk when its method returns:
+ * it survives the death of the process (even SIGKILL) and a power loss or kernel crash.
  * Each instance has two slots in the map and a write goes to the slot of the version before the current
  * one, so a write torn by a crash never damages the last completed version: after recovery the instance
  * reads as its previous version.

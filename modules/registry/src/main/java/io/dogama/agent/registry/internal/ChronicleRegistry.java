@@ -95,6 +95,8 @@ public final class ChronicleRegistry implements Registry {
     private final Path dataDir;
     private final FileChannel lockChannel;
     private final FileLock processLock;
+    /** The map's file, for forcing what Chronicle wrote through its shared mapping to the disk. */
+    private final FileChannel mapChannel;
     /** Serializes inserts so that the count check and the insert are one step. */
     private final ReentrantLock insertLock = new ReentrantLock();
     /**
@@ -125,8 +127,9 @@ public final class ChronicleRegistry implements Registry {
     private final AtomicInteger instances;
 
     private ChronicleRegistry(ChronicleMap<String, byte[]> map, RecordMac mac, int maxInstances, Path dataDir,
-            FileChannel lockChannel, FileLock processLock) {
+            FileChannel lockChannel, FileLock processLock, FileChannel mapChannel) {
         this.map = map;
+        this.mapChannel = mapChannel;
         this.mac = mac;
         this.maxInstances = maxInstances;
         this.dataDir = dataDir;
@@ -216,20 +219,24 @@ public final class ChronicleRegistry implements Registry {
             map = createNew(dir, maxInstances, mac);
             how = " (new)";
         }
+        FileChannel mapChannel = null;
         try {
             // The map is open, so Chronicle has registered its shutdown hook (ChronicleStartup says why it goes).
             ChronicleStartup.dropShutdownHooks();
             verifyMap(map, mac);
+            mapChannel = FileChannel.open(mapFile, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+            mapChannel.force(false); // whatever a recovery or the check wrote
             // From here on a crash must lead to recovery at the next start.
             Fsync.delete(cleanFile);
         } catch (RegistryException | IOException | RuntimeException e) {
             map.close();
+            closeQuietly(mapChannel);
             if (e instanceof RegistryException re) {
                 throw re;
             }
             throw new RegistryException("cannot open the registry", e);
         }
-        ChronicleRegistry registry = new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock);
+        ChronicleRegistry registry = new ChronicleRegistry(map, mac, maxInstances, dir, lockChannel, lock, mapChannel);
         LOG.log(Level.INFO, "registry: opened with " + registry.instances.get() + " instance(s)" + how);
         return registry;
     }
@@ -265,6 +272,25 @@ public final class ChronicleRegistry implements Registry {
      */
     static volatile Consumer<CreationStep> afterCreationStep = step -> {
     };
+
+    /** Test seam: called after each write was forced to the disk. The agent never sets it. */
+    static volatile Runnable afterForce = () -> {
+    };
+
+    /**
+     * Forces what a write put into the shared mapping to the disk before the write returns: the lifecycle
+     * persists each intent before the engine acts on it (SPEC section 10), and the engine keeps its own
+     * containers on disk, so a write left to the kernel's write-back (about 30 s) could be lost with a power
+     * cut while its container survives, untracked, its bind sources and ports claimed by no record.
+     */
+    private void force(String op) throws RegistryException {
+        try {
+            mapChannel.force(false);
+        } catch (IOException e) {
+            throw new RegistryException(op + ": the write could not be forced to the disk", e);
+        }
+        afterForce.run();
+    }
 
     /**
      * Creates the map under a temporary name, writes the sentinel, forces the file and only then renames it
@@ -651,6 +677,7 @@ public final class ChronicleRegistry implements Registry {
             }
             map.put(Slots.key(id, 1), bytes);
             instances.incrementAndGet();
+            force("insert");
             return new CasResult.Stored(record, 1);
         } catch (RuntimeException e) {
             throw failure("insert", e);
@@ -684,6 +711,7 @@ public final class ChronicleRegistry implements Registry {
             // The new version goes to the other slot, over the version before the current one: a write cut
             // short by a crash can only damage that stale copy, never the current one.
             map.put(Slots.key(id, expectedGeneration + 1), bytes);
+            force("replace");
             return new CasResult.Stored(next, expectedGeneration + 1);
         } catch (RuntimeException e) {
             throw failure("replace", e);
@@ -720,6 +748,7 @@ public final class ChronicleRegistry implements Registry {
             decoded.remove(Slots.key(instanceId, 0));
             decoded.remove(Slots.key(instanceId, 1));
             instances.decrementAndGet();
+            force("remove");
             return new CasResult.Removed(instanceId);
         } catch (RuntimeException e) {
             throw failure("remove", e);
@@ -877,6 +906,7 @@ public final class ChronicleRegistry implements Registry {
                 // Without the marker the next start recovers, which is safe; say so and go on releasing the lock.
                 LOG.log(Level.WARNING, "registry: could not mark a clean close; the next start will recover", e);
             }
+            closeQuietly(mapChannel);
             try {
                 processLock.release();
             } catch (IOException e) {

@@ -12,6 +12,7 @@ import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,30 @@ class RegistryBasicsTest {
             assertEquals(b, assertInstanceOf(Lookup.Found.class, r.get("alpha-1")).record());
             assertInstanceOf(CasResult.Removed.class, r.remove("alpha-1", 2));
             assertInstanceOf(Lookup.Absent.class, r.get("alpha-1"));
+        }
+    }
+
+    /**
+     * Each write is forced to the disk before it returns, and a refused one writes nothing to force. The
+     * lifecycle acts on the engine right after persisting its intent, and the engine keeps its containers on
+     * disk: an intent left to the kernel's write-back could be lost with a power cut while its container stays.
+     */
+    @Test
+    void everyWriteIsForcedToTheDiskBeforeItReturns() throws Exception {
+        AtomicInteger forced = new AtomicInteger();
+        try (Registry r = Registry.open(dir, 10)) {
+            ChronicleRegistry.afterForce = forced::incrementAndGet;
+            r.insert(Samples.record("alpha-1", 1));
+            assertEquals(1, forced.get(), "insert");
+            r.replace(1, Samples.replacing("alpha-1", 2));
+            assertEquals(2, forced.get(), "replace");
+            assertInstanceOf(CasResult.Conflict.class, r.replace(1, Samples.replacing("alpha-1", 3)));
+            assertEquals(2, forced.get(), "a refused write");
+            r.remove("alpha-1", 2);
+            assertEquals(3, forced.get(), "remove");
+        } finally {
+            ChronicleRegistry.afterForce = () -> {
+            };
         }
     }
 
