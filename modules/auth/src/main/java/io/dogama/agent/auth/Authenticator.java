@@ -33,6 +33,15 @@ import java.util.Objects;
 public final class Authenticator {
     /** Acceptance window, either way: 30 s. */
     public static final Duration WINDOW = Duration.ofSeconds(30);
+    /**
+     * 10 minutes: how far ahead of the agent's clock a correctly signed request may be timestamped and still
+     * have its nonce remembered, although it is refused {@code stale_request}. The same bytes become fresh
+     * once the agent's clock catches up, so whoever recorded them could send them then; remembered, they are
+     * refused as replays. Only a request under the secret gets that far, so the memory this takes is bounded
+     * by what the control plane itself sent. Beyond it (a clock off by more than that) the request is refused
+     * but not remembered, and can be replayed once the agent's clock reaches it.
+     */
+    public static final Duration FUTURE_MEMORY = Duration.ofMinutes(10);
     /** The only accepted authorization scheme, compared exactly (case-sensitive). */
     public static final String SCHEME = "DoGaMa-HMAC-SHA256";
     /** Header carrying scheme and signature. */
@@ -122,7 +131,12 @@ public final class Authenticator {
             return UNAUTHENTICATED;
         }
         Instant now = clock.instant();
-        if (Duration.between(timestamp, now).abs().compareTo(WINDOW) > 0) {
+        Duration age = Duration.between(timestamp, now);
+        if (age.abs().compareTo(WINDOW) > 0) {
+            if (age.isNegative() && age.negated().compareTo(FUTURE_MEMORY) <= 0) {
+                // Whatever the memory answers, the request is stale now; a full memory forgets nothing.
+                nonces.admit(nonce, timestamp);
+            }
             return STALE;
         }
         return switch (nonces.admit(nonce, timestamp)) {

@@ -268,6 +268,32 @@ class AuthenticatorTest {
         assertRejected(ProblemCode.STALE_REQUEST, verify(HEALTH, headers(HEALTH)));
     }
 
+    /**
+     * A signed request timestamped past the window ahead of the agent's clock is refused, and its nonce is
+     * remembered: once the agent's clock catches up, the same bytes (recorded by anyone on the way) would
+     * otherwise be fresh and accepted, although the control plane was told the request failed.
+     */
+    @Test
+    void aRequestFromTheFutureRefusedAsStaleCannotBeReplayedOnceItsTimeComes() throws Exception {
+        clock.set(Instant.parse(HEALTH.timestamp()).minusSeconds(45));
+        auth = authenticator(VECTORS.secretLine(), 100);
+        assertRejected(ProblemCode.STALE_REQUEST, verify(HEALTH, headers(HEALTH)));
+        clock.advance(Duration.ofSeconds(20));
+        assertRejected(ProblemCode.REPLAYED_REQUEST, verify(HEALTH, headers(HEALTH)));
+        clock.advance(Duration.ofSeconds(25));
+        assertRejected(ProblemCode.REPLAYED_REQUEST, verify(HEALTH, headers(HEALTH)));
+    }
+
+    /** Beyond {@link Authenticator#FUTURE_MEMORY} ahead the nonce is not remembered (the README says so). */
+    @Test
+    void aRequestFromBeyondTheFutureMemoryTakesNoPlaceInTheMemory() throws Exception {
+        clock.set(Instant.parse(HEALTH.timestamp()).minus(Authenticator.FUTURE_MEMORY).minusSeconds(1));
+        auth = authenticator(VECTORS.secretLine(), 100);
+        assertRejected(ProblemCode.STALE_REQUEST, verify(HEALTH, headers(HEALTH)));
+        clock.set(Instant.parse(HEALTH.timestamp()));
+        assertEquals(new AuthDecision.Accepted(false), verify(HEALTH, headers(HEALTH)));
+    }
+
     @Test
     void signatureIsCheckedBeforeSkew() throws Exception {
         // A stale request with a bad signature must not reveal that the timestamp was the problem.

@@ -48,8 +48,8 @@ import java.util.function.Function;
  * ({@link IllegalArgumentException}), so no path segment can hold {@code /}, {@code ..} or {@code %}.
  *
  * <p><b>Retries.</b> The client never resends a request on its own, except, when enabled with
- * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent decides that
- * before it accepts the nonce or acts on anything, so a re-signed resend cannot apply a mutation twice.
+ * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent never acts on a
+ * stale request, so a re-signed resend (a new nonce) cannot apply a mutation twice.
  * The JDK's {@link HttpClient} does not retry POST, PUT or DELETE either.
  *
  * <p><b>Idle connections.</b> The agent closes a connection idle for 10 s; the JDK keeps idle connections
@@ -476,7 +476,8 @@ public final class DogamaClient implements AutoCloseable {
         /**
          * Opt-in: after {@code 401 stale_request} (the timestamp was more than 30 s from the agent's clock, or
          * before a freshly started agent's start), re-sign with a new timestamp and nonce and send once more.
-         * Safe for mutations, as the agent refuses a stale request before it remembers its nonce or acts on it.
+         * Safe for mutations, as the agent never acts on a stale request (it remembers the nonce of one up to 10
+         * minutes ahead of its clock, so that it cannot be replayed later).
          * A lasting clock skew still fails: fix the clock. No other answer is ever retried. Default: off.
          *
          * @param retry whether to retry
