@@ -75,13 +75,19 @@ final class Replaces {
                 yield Optional.empty();
             }
         };
+        String priorName = new InstanceId(old.instanceId()).priorContainerName(old.revision());
+        if (current.isPresent() && nameTaken(priorName)) {
+            // SPEC 5 names the prior container dogama-X-r<rev>, which is also the container of an instance
+            // X-r<rev>: refused before anything is stopped, not after (the rename to a taken name fails, and the
+            // instance would have been stopped and started again for nothing).
+            throw new Abort(ProblemCode.IDENTITY_MISMATCH);
+        }
         Approvals.Approved approval =
                 approvals.approve(plan, current.stream().map(ContainerInfo::id).toList(), "plan.");
         ApprovedPlan next = approval.plan();
 
         InstanceRecord.Prior prior = new InstanceRecord.Prior(old.canonicalPlan(), old.planDigest(),
-                old.templateId(), old.templateVersion(), current.map(ContainerInfo::id),
-                new InstanceId(old.instanceId()).priorContainerName(old.revision()),
+                old.templateId(), old.templateVersion(), current.map(ContainerInfo::id), priorName,
                 current.map(c -> c.state().running()).orElse(false));
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());

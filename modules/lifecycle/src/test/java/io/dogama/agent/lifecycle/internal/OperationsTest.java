@@ -174,6 +174,38 @@ class OperationsTest {
         h.assertEnd(id, Harness.End.SETTLED);
     }
 
+    /**
+     * SPEC 5 names a replace's prior container dogama-X-r<rev>, which is also the container of an instance
+     * X-r<rev>. A replace of X while that instance exists is refused before X's container is touched; before,
+     * it was stopped, the rename failed, it was started again and the answer was 500.
+     */
+    @Test
+    void aReplaceWhosePriorNameIsAnotherInstancesContainerIsRefusedBeforeAnythingStops() throws Exception {
+        String id = h.newId();
+        String neighbour = id + "-r0";
+        Path src = h.source("data");
+        Path other = h.source("other");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        ok(h.ops.create(bytes(h.plan(neighbour, other, port == Harness.PORT_MAX ? port - 1 : port + 1, "n"))));
+        Harness.Seen before = own(id);
+
+        failedWith(ProblemCode.IDENTITY_MISMATCH,
+                h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        Harness.Seen after = own(id);
+        assertEquals(before.startedAt(), after.startedAt(), "the instance's container was stopped and started again");
+        assertTrue(after.running());
+        // The harness finds containers by name prefix, so each instance's end is checked without the other's.
+        h.assertEnd(id, Harness.End.SETTLED, java.util.Set.of(own(neighbour).id()));
+        h.assertEnd(neighbour, Harness.End.SETTLED);
+        assertEquals(0, h.requireRecord(id).revision());
+    }
+
+    private Harness.Seen own(String id) {
+        return h.containersOf(id).stream().filter(c -> c.instance().equals(id)).findFirst().orElseThrow();
+    }
+
     @Test
     void replaceMustNameTheSameInstance() throws Exception {
         String id = h.newId();
