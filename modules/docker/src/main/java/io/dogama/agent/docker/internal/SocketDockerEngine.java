@@ -166,7 +166,13 @@ final class SocketDockerEngine implements DockerEngine {
             try {
                 removeContainer(id);
             } catch (DockerException | RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
+                // It may still exist: a failure whose effect is unknown, so that the caller looks for the
+                // container (as after a lost answer) instead of taking the create as refused.
+                DockerUnavailableException unknown = new DockerUnavailableException(
+                        "create container: a network could not be connected and the container could not be removed",
+                        e);
+                unknown.addSuppressed(cleanup);
+                throw unknown;
             }
             throw e;
         }

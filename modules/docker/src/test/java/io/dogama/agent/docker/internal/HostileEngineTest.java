@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.docker.DockerApiException;
 import io.dogama.agent.docker.DockerConflictException;
 import io.dogama.agent.docker.DockerEngine;
@@ -17,6 +18,7 @@ import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerProtocolException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
+import io.dogama.agent.docker.NetworkInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -58,12 +60,22 @@ class HostileEngineTest {
 
     @TempDir
     Path dir;
+    /** The ID the half-made create gets. */
+    static final String HALF_MADE = "c".repeat(64);
     FakeEngine fake;
     DockerEngine engine;
 
     /** The scripted misbehaviour, chosen by the container name the test asks for. */
     static FakeEngine.After hostile(FakeEngine.Received r, OutputStream out, InputStream in) throws IOException {
         String t = r.target();
+        // A create that half succeeds: made, its further network refused, and the container then not removable.
+        if (t.startsWith("/v1.41/containers/create?name=half-made")) {
+            return FakeEngine.json(out, 201, "{\"Id\":\"" + HALF_MADE + "\"}");
+        }
+        if (t.startsWith("/v1.41/networks/") && t.endsWith("/connect")
+                || t.startsWith("/v1.41/containers/" + HALF_MADE) && r.method().equals("DELETE")) {
+            return FakeEngine.json(out, 500, "{\"message\":\"" + MARKER + "\"}");
+        }
         String scenario = t.startsWith("/v1.41/containers/") ? t.substring(18, t.indexOf('/', 18)) : t;
         switch (scenario) {
             case "endless-headers" -> {
@@ -230,6 +242,26 @@ class HostileEngineTest {
         out.write(b);
         out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
+    }
+
+    /**
+     * A create whose further network cannot be connected and whose half-made container cannot be removed:
+     * the container may exist, so the failure is one whose effect is unknown (the lifecycle then searches for
+     * it, as after a lost answer), not the connect's plain refusal, after which nothing was looked for and the
+     * container stayed behind untracked.
+     */
+    @Test
+    void aHalfMadeContainerThatCannotBeRemovedIsAFailureOfUnknownEffect() {
+        ContainerSpec s = new ContainerSpec("half-made", CreateBodyTest.IMAGE, Optional.empty(), Optional.empty(),
+                java.util.Map.of(), Optional.empty(), Optional.empty(), java.util.Map.of(), List.of(), List.of(),
+                List.of(), List.of(), new ContainerSpec.Limits(1 << 24, 100_000_000, 32), List.of("one", "two"), false,
+                ContainerSpec.RestartPolicy.NO, Optional.empty());
+        List<NetworkInfo> networks = List.of(new NetworkInfo("a".repeat(64), "one", "bridge", false),
+                new NetworkInfo("b".repeat(64), "two", "bridge", false));
+        DockerUnavailableException e = assertThrows(DockerUnavailableException.class,
+                () -> engine.createContainer(s, networks));
+        assertFalse(e.getMessage().contains(MARKER), e.getMessage());
+        assertInstanceOf(DockerApiException.class, e.getCause(), "the connect's own failure is kept as the cause");
     }
 
     @BeforeEach
