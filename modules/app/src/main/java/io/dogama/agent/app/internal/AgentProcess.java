@@ -195,6 +195,15 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);
         TrustedPath.requireOutsideRoots(config, Map.of("config file", configFile, "java runtime", runtime));
+        // The same, wherever each is mounted: in a container the agent's files are bind mounts of host folders.
+        Map<String, Path> own = new java.util.LinkedHashMap<>();
+        own.put("config file", configFile);
+        own.put("java runtime", runtime);
+        own.put("secret file", config.secretFile());
+        own.put("data directory", config.dataDir());
+        own.put("audit folder", config.audit().dir());
+        own.put("docker socket", config.dockerSocket());
+        MountTable.read(MountTable.SELF).requireApart(config.allowedRoots(), own);
         return new AgentProcess(config, clock, t);
     }
 

@@ -1,0 +1,165 @@
+package io.dogama.agent.app.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where a path of the agent's view lies in its file system: the file system's device and the path inside it,
+ * from the kernel's mount table ({@code /proc/self/mountinfo}).
+ *
+ * <p>The configuration's rules keep the agent's own files out of every allowed root by comparing paths as the
+ * agent sees them. In a container (SPEC section 13) the config, the secret and the data volume are bind mounts
+ * of host folders at other paths, while a plan's bind source is a host path: an allowed root around the host
+ * folder of the config or the secret, or around the data volume's folder, passed every check in the agent's
+ * view, and a container given a source there could read the secret or rewrite the config. Two paths name the
+ * same folder when they are on the same device at the same path inside it, whatever their mount points; this
+ * compares them so.
+ */
+final class MountTable {
+    /** The kernel's table of this process's mounts. */
+    static final Path SELF = Path.of("/proc/self/mountinfo");
+
+    /** One line: the device, the folder of its file system that is mounted, and where. */
+    record Mount(String device, String root, Path mountPoint) {
+    }
+
+    /**
+     * A path inside a file system.
+     *
+     * @param device the file system's device, {@code major:minor}
+     * @param path   the absolute path inside it
+     */
+    record Place(String device, Path path) {
+        /** @return true if one holds the other (or they are the same) */
+        boolean overlaps(Place other) {
+            return device.equals(other.device) && (path.startsWith(other.path) || other.path.startsWith(path));
+        }
+    }
+
+    private final List<Mount> mounts;
+
+    private MountTable(List<Mount> mounts) {
+        this.mounts = mounts;
+    }
+
+    static MountTable read(Path file) throws StartupException {
+        try {
+            return parse(Files.readAllLines(file));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StartupException("the mount table " + file + " cannot be read", e);
+        }
+    }
+
+    /**
+     * @param lines the lines of a mountinfo file (proc(5))
+     * @return the table
+     * @throws IllegalArgumentException if a line is not one
+     */
+    static MountTable parse(List<String> lines) {
+        List<Mount> mounts = new ArrayList<>();
+        for (String line : lines) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            String[] f = line.split(" ");
+            // ID, parent ID, major:minor, root, mount point, options, optional fields..., "-", type, source, options
+            if (f.length < 10 || !f[2].matches("[0-9]+:[0-9]+") || !f[3].startsWith("/") || !f[4].startsWith("/")) {
+                throw new IllegalArgumentException("not a mountinfo line");
+            }
+            mounts.add(new Mount(f[2], unescape(f[3]), Path.of(unescape(f[4]))));
+        }
+        return new MountTable(List.copyOf(mounts));
+    }
+
+    /** The kernel writes space, tab, newline and backslash in a path as a backslash and three octal digits. */
+    static String unescape(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 3 < s.length() && s.substring(i + 1, i + 4).matches("[0-7]{3}")) {
+                b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
+                i += 3;
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * @param real an absolute path without links ({@link #real})
+     * @return where it lies: the last mount (the one on top) whose mount point holds it
+     */
+    Optional<Place> place(Path real) {
+        Mount best = null;
+        for (Mount m : mounts) {
+            if (real.startsWith(m.mountPoint())
+                    && (best == null || m.mountPoint().getNameCount() >= best.mountPoint().getNameCount())) {
+                best = m;
+            }
+        }
+        if (best == null) {
+            return Optional.empty();
+        }
+        Path inside = Path.of(best.root()).resolve(best.mountPoint().relativize(real).toString()).normalize();
+        return Optional.of(new Place(best.device(), inside));
+    }
+
+    /**
+     * The path without links, as far as it exists, with the rest of its names after that.
+     *
+     * @param p an absolute path
+     * @return its real form
+     */
+    static Path real(Path p) throws IOException {
+        Path absolute = p.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing != null) {
+            try {
+                return existing.toRealPath().resolve(existing.relativize(absolute).toString()).normalize();
+            } catch (NoSuchFileException e) {
+                existing = existing.getParent();
+            }
+        }
+        return absolute;
+    }
+
+    /**
+     * @param roots the allowed roots by name
+     * @param own   the agent's own files and folders by their names in messages
+     * @throws StartupException if a root and one of them are the same folder of one file system, or one holds
+     *                          the other, wherever each is mounted
+     */
+    void requireApart(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
+        for (Map.Entry<String, Path> r : roots.entrySet()) {
+            Optional<Place> root = placeOf(r.getValue());
+            if (root.isEmpty()) {
+                continue;
+            }
+            for (Map.Entry<String, Path> o : own.entrySet()) {
+                Optional<Place> mine = placeOf(o.getValue());
+                if (mine.isPresent() && root.get().overlaps(mine.get())) {
+                    throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the "
+                            + o.getKey() + " " + o.getValue() + " are, through their mounts, the folders "
+                            + root.get().path() + " and " + mine.get().path() + " of one file system ("
+                            + root.get().device() + "), one inside the other: a container given a bind source "
+                            + "there could change the agent's own files", null);
+                }
+            }
+        }
+    }
+
+    private Optional<Place> placeOf(Path p) throws StartupException {
+        try {
+            return place(real(p));
+        } catch (IOException e) {
+            throw new StartupException(p + " cannot be resolved", e);
+        }
+    }
+}

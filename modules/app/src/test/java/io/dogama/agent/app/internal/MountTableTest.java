@@ -1,0 +1,102 @@
+package io.dogama.agent.app.internal;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An allowed root and the agent's own files compared where they are, not where they are mounted: the agent in a
+ * container (SPEC section 13) sees its config, secret and data volume as bind mounts of host folders at other
+ * paths, and a plan's bind source is a host path. The mount tables are written as the kernel writes them, for
+ * folders that exist in a temporary directory, so that the paths resolve as the agent resolves them.
+ */
+class MountTableTest {
+    @TempDir
+    Path tmp;
+
+    private Path base;
+
+    @BeforeEach
+    void real() throws Exception {
+        base = tmp.toRealPath();
+        Files.createDirectories(base.resolve("etc"));
+        Files.writeString(base.resolve("etc/config.json"), "{}");
+        Files.createDirectories(base.resolve("instances"));
+        Files.createDirectories(base.resolve("data"));
+    }
+
+    private MountTable table(String... mounts) {
+        List<String> lines = new java.util.ArrayList<>(List.of(
+                "20 1 0:50 / / rw,relatime - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w"));
+        int id = 21;
+        for (String m : mounts) {
+            lines.add((id++) + " 20 " + m.replace("$B", base.toString()));
+        }
+        return MountTable.parse(lines);
+    }
+
+    /** The compose layout: the config a bind of a host file below the host folder the allowed root is. */
+    @Test
+    void aRootAroundTheHostFolderOfTheConfigIsRefusedWhereverEachIsMounted() {
+        MountTable t = table(
+                "8:1 /srv/dogama/conf/agent.json $B/etc/config.json ro,relatime - ext4 /dev/sda1 rw",
+                "8:1 /srv/dogama $B/instances ro,relatime - ext4 /dev/sda1 rw",
+                "8:1 /var/lib/docker/volumes/p_data/_data $B/data rw,relatime - ext4 /dev/sda1 rw");
+        StartupException e = assertThrows(StartupException.class, () -> t.requireApart(
+                Map.of("instances", base.resolve("instances")), Map.of("config file", base.resolve("etc/config.json"))));
+        assertTrue(e.getMessage().contains("/srv/dogama and /srv/dogama/conf/agent.json"), e.getMessage());
+        // The data volume's folder inside a root: refused too; a root inside it as well.
+        assertThrows(StartupException.class, () -> table(
+                "8:1 /var/lib/docker $B/instances ro - ext4 /dev/sda1 rw",
+                "8:1 /var/lib/docker/volumes/p_data/_data $B/data rw - ext4 /dev/sda1 rw").requireApart(
+                Map.of("instances", base.resolve("instances")), Map.of("data directory", base.resolve("data/sub"))));
+        assertThrows(StartupException.class, () -> table(
+                "8:1 /var/lib/docker/volumes/p_data/_data/x $B/instances ro - ext4 /dev/sda1 rw",
+                "8:1 /var/lib/docker/volumes/p_data/_data $B/data rw - ext4 /dev/sda1 rw").requireApart(
+                Map.of("instances", base.resolve("instances")), Map.of("data directory", base.resolve("data"))));
+    }
+
+    /** Sibling folders of one file system, and the same folder names on two file systems, are apart. */
+    @Test
+    void siblingsAndOtherFileSystemsPass() {
+        MountTable t = table(
+                "8:1 /srv/dogama/conf/agent.json $B/etc/config.json ro - ext4 /dev/sda1 rw",
+                "8:1 /srv/dogama/instances $B/instances ro - ext4 /dev/sda1 rw",
+                "8:17 /srv/dogama $B/data rw - ext4 /dev/sdb1 rw");
+        assertDoesNotThrow(() -> t.requireApart(Map.of("instances", base.resolve("instances")),
+                Map.of("config file", base.resolve("etc/config.json"), "data directory", base.resolve("data"))));
+    }
+
+    /** The mount on top wins, and a path below a mount point lies below the mounted folder. */
+    @Test
+    void aPathLiesBelowTheFolderItsMountMounts() {
+        MountTable t = table(
+                "8:1 /a $B/instances rw - ext4 /dev/sda1 rw",
+                "8:2 /b $B/instances rw - ext4 /dev/sda2 rw");
+        assertEquals(Optional.of(new MountTable.Place("8:2", Path.of("/b/x/y"))),
+                t.place(base.resolve("instances/x/y")));
+        assertEquals(Optional.of(new MountTable.Place("0:50", base.resolve("etc"))), t.place(base.resolve("etc")));
+    }
+
+    @Test
+    void theKernelsEscapesAreReadBack() {
+        assertEquals("/mnt/with space\\x", MountTable.unescape("/mnt/with\\040space\\134x"));
+        assertThrows(IllegalArgumentException.class, () -> MountTable.parse(List.of("not a mount line")));
+    }
+
+    /** This process's own table: every line parses, and the root lies somewhere. */
+    @Test
+    void theRealTableIsRead() throws Exception {
+        assertTrue(MountTable.read(MountTable.SELF).place(Path.of("/")).isPresent());
+    }
+}
