@@ -69,8 +69,11 @@ final class MountTable {
             }
             String[] f = line.split(" ");
             // ID, parent ID, major:minor, root, mount point, options, optional fields..., "-", type, source, options
-            if (f.length < 10 || !f[2].matches("[0-9]+:[0-9]+") || !f[3].startsWith("/") || !f[4].startsWith("/")) {
+            if (f.length < 10 || !f[2].matches("[0-9]+:[0-9]+") || !f[4].startsWith("/")) {
                 throw new IllegalArgumentException("not a mountinfo line");
+            }
+            if (!f[3].startsWith("/")) {
+                continue; // not a folder of a file system: a namespace file (nsfs, "net:[4026532284]") and the like
             }
             mounts.add(new Mount(f[2], unescape(f[3]), Path.of(unescape(f[4]))));
         }

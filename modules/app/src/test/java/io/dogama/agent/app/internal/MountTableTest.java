@@ -82,7 +82,9 @@ class MountTableTest {
     void aPathLiesBelowTheFolderItsMountMounts() {
         MountTable t = table(
                 "8:1 /a $B/instances rw - ext4 /dev/sda1 rw",
-                "8:2 /b $B/instances rw - ext4 /dev/sda2 rw");
+                "8:2 /b $B/instances rw - ext4 /dev/sda2 rw",
+                // a network namespace the engine keeps mounted: not a folder, not a place
+                "0:4 net:[4026532284] /run/docker/netns/0a1b2c rw shared:300 - nsfs nsfs rw");
         assertEquals(Optional.of(new MountTable.Place("8:2", Path.of("/b/x/y"))),
                 t.place(base.resolve("instances/x/y")));
         assertEquals(Optional.of(new MountTable.Place("0:50", base.resolve("etc"))), t.place(base.resolve("etc")));
