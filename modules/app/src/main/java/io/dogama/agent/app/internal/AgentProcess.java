@@ -57,7 +57,7 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireFile("secret file", config.secretFile());
         // The socket itself is the engine's (group-writable by design); whoever could replace it would be
         // sent every plan, env values included, and could answer in the engine's name.
-        TrustedPath.requireAncestors("docker socket", config.dockerSocket());
+        TrustedPath.requireSocket("docker socket", config.dockerSocket());
         // Below an allowed root, PathRules checks every folder on the way to a bind source; above it, whoever
         // could swap a folder could make the engine mount any host path at a container's next start.
         for (var root : config.allowedRoots().entrySet()) {

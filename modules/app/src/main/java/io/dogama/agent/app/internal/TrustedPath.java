@@ -24,8 +24,9 @@ import java.util.stream.Stream;
  * or by the agent's UID, and none of them is writable by group or others. One exception: a folder
  * above the file may be writable by others when its sticky bit is set (as {@code /tmp} is): others
  * may add entries there but not remove or rename one they do not own, and the next step of the path
- * is checked to be root's or the agent's. Symbolic links on the way are followed: the folder holding
- * the link and every folder of its target are checked alike.
+ * is checked to be root's or the agent's. Symbolic links on the way are followed one hop at a time:
+ * the folder holding each link is checked, the link must be root's or the agent's, and its target is
+ * walked alike, so that a link reached through another link is checked with the folder holding it.
  *
  * <p>A path whose file or folder does not exist passes as far as it goes: the caller reports it
  * missing (or, for the data directory, creates it in a folder that passed).
@@ -80,6 +81,33 @@ final class TrustedPath {
      */
     static void requireAncestors(String what, Path dir) throws StartupException {
         check(what, dir, false, AgentUid.current());
+    }
+
+    /**
+     * The folders above {@code socket} as {@link #requireAncestors}, and its own folder writable by nobody else,
+     * not even with the sticky bit: the engine removes its socket when it stops and makes it again when it
+     * starts, and the agent connects by name at every call, so whoever may add an entry to that folder could
+     * take the name while the engine is down and be sent every plan, env values included.
+     *
+     * @param what   the socket's name in messages
+     * @param socket the socket as configured
+     * @throws StartupException if a folder above it may be changed, or its folder written, by someone else
+     */
+    static void requireSocket(String what, Path socket) throws StartupException {
+        requireAncestors(what, socket);
+        Path folder;
+        int mode;
+        try {
+            folder = MountTable.real(socket.toAbsolutePath()).getParent();
+            mode = (Integer) Files.getAttribute(folder, "unix:mode");
+        } catch (IOException | RuntimeException e) {
+            throw new StartupException(what + " " + socket + ": its folder cannot be read", e);
+        }
+        if ((mode & AgentUid.GROUP_OR_OTHER_WRITE) != 0) {
+            throw new StartupException(what + " " + socket + ": its folder " + folder + " is writable by group or"
+                    + " others (mode " + String.format("%04o", mode & 07777) + "); whoever may add an entry there"
+                    + " could take the socket's name while the engine is down", null);
+        }
     }
 
     /** As above, for the given agent UID (tests). */
@@ -141,10 +169,20 @@ final class TrustedPath {
         }
 
         void run(boolean includingLast) throws StartupException {
-            Path absolute = path.toAbsolutePath();
+            walk(path.toAbsolutePath(), includingLast);
+        }
+
+        /**
+         * Checks every step of {@code absolute} from the root, following each symbolic link one hop at a time:
+         * the folder that holds a link passed, the link is root's or the agent's, and its target is walked the
+         * same way (a link inside the target, and the folder holding it, are checked in turn).
+         *
+         * @return the real path reached, or null where a step is missing
+         */
+        private Path walk(Path absolute, boolean includingLast) throws StartupException {
             Path current = absolute.getRoot();
             if (!node(current, true)) {
-                return;
+                return null;
             }
             int names = absolute.getNameCount();
             for (int i = 0; i < names; i++) {
@@ -161,25 +199,29 @@ final class TrustedPath {
                 Path next = current.resolve(name);
                 Map<String, Object> a = attributes(next);
                 if (a == null) {
-                    return; // missing: nothing below it exists either
+                    return null; // missing: nothing below it exists either
                 }
                 if (Boolean.TRUE.equals(a.get("isSymbolicLink"))) {
-                    // The link sits in a folder that passed; its target is checked from the root down.
                     if (++links > MAX_LINKS) {
                         throw refused(next + " is one symbolic link too many on the way", null);
                     }
+                    // In a sticky folder others may add entries: a link there must be root's or the agent's.
+                    int uid = (Integer) a.get("uid");
+                    if (!AgentUid.trustedOwner(uid, agentUid)) {
+                        throw refused(next + " is a link owned by UID " + uid + "; only root or the agent's UID "
+                                + agentUid + " may own one on the way", null);
+                    }
                     Path target;
                     try {
-                        target = next.toRealPath();
-                    } catch (NoSuchFileException e) {
-                        return;
+                        target = current.resolve(Files.readSymbolicLink(next)); // relative to the link's folder
                     } catch (IOException e) {
-                        throw refused(next + " cannot be resolved", e);
+                        throw refused(next + " cannot be read", e);
                     }
-                    if (!chain(target, !last || includingLast)) {
-                        return;
+                    Path reached = walk(target.toAbsolutePath(), !last || includingLast);
+                    if (reached == null) {
+                        return null;
                     }
-                    current = target;
+                    current = reached;
                     continue;
                 }
                 if (!last || includingLast) {
@@ -187,26 +229,7 @@ final class TrustedPath {
                 }
                 current = next;
             }
-        }
-
-        /** Every step of a real path (no links), from the root; false if one is missing. */
-        private boolean chain(Path real, boolean includingLast) throws StartupException {
-            Path step = real.getRoot();
-            if (!node(step, true)) {
-                return false;
-            }
-            int names = real.getNameCount();
-            for (int i = 0; i < names; i++) {
-                step = step.resolve(real.getName(i).toString());
-                boolean last = i == names - 1;
-                if (last && !includingLast) {
-                    return true;
-                }
-                if (!node(step, !last)) {
-                    return false;
-                }
-            }
-            return true;
+            return current;
         }
 
         private boolean node(Path p, boolean above) throws StartupException {

@@ -135,6 +135,55 @@ class TrustedPathTest {
         assertTrue(e.getMessage().contains(theirs + " is owned by UID " + OTHER_UID), e.getMessage());
     }
 
+    /**
+     * A link reached through another link: the folder holding the second one is checked too. Resolving the first
+     * link at once to its real path checked only the folders of that path, so whoever may write the folder of
+     * the second link could re-point it between the check and the open.
+     */
+    @Test
+    void aLinkReachedThroughAnotherLinkIsCheckedWithTheFolderHoldingIt() throws IOException {
+        Path shared = Files.createDirectory(base.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.createSymbolicLink(shared.resolve("l2"), dir);
+        Path first = Files.createSymbolicLink(base.resolve("l1"), shared.resolve("l2"));
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(first.resolve("agent.json")));
+        assertTrue(e.getMessage().contains(shared + " is writable by group or others"), e.getMessage());
+        // The same chain through folders of root's or the agent's only passes.
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertDoesNotThrow(() -> requireFile(first.resolve("agent.json")));
+    }
+
+    /**
+     * The engine makes its socket again at each start and the agent connects by name: in a folder others may
+     * add entries to, sticky or not, one could take the name while the engine is down.
+     */
+    @Test
+    void theSocketsFolderMayBeWrittenByNobodyElseNotEvenWithTheStickyBit() throws IOException {
+        Path run = Files.createDirectory(base.resolve("run"));
+        Files.setPosixFilePermissions(run, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertDoesNotThrow(() -> TrustedPath.requireSocket("docker socket", run.resolve("docker.sock")));
+        Files.setAttribute(run, "unix:mode", 01777);
+        assertDoesNotThrow(() -> TrustedPath.requireAncestors("docker socket", run.resolve("docker.sock")),
+                "a sticky folder passes the check of the folders above a file");
+        StartupException e = assertThrows(StartupException.class,
+                () -> TrustedPath.requireSocket("docker socket", run.resolve("docker.sock")));
+        assertTrue(e.getMessage().contains("writable by group or others (mode 1777)"), e.getMessage());
+    }
+
+    /** In a sticky folder anyone may add a link: one that is not root's or the agent's is refused. */
+    @Test
+    void aLinkOfSomeoneElseInAStickyFolderIsRefused() throws IOException {
+        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        Path sticky = Files.createDirectory(base.resolve("sticky"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path link = Files.createSymbolicLink(sticky.resolve("agent.json"), file);
+        assertDoesNotThrow(() -> requireFile(link));
+        Files.setAttribute(link, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(link));
+        assertTrue(e.getMessage().contains("a link owned by UID " + OTHER_UID), e.getMessage());
+    }
+
     @Test
     void onlyTheFoldersAboveAreCheckedForADirectoryAndAMissingPathPassesAsFarAsItGoes() throws IOException {
         Path data = Files.createDirectory(dir.resolve("data"));
