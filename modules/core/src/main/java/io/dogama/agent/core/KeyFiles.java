@@ -127,7 +127,9 @@ public final class KeyFiles {
             try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
                 dir.force(true);
             }
-            return key;
+            // What was published, not what this process wrote: another process making the same key at the same
+            // moment shares the temporary name, and its bytes may be the ones linked.
+            return load(file, length);
         } catch (FileAlreadyExistsException e) {
             throw new KeyFileException(file, "appeared while a new one was made", false, e);
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.dogama.agent.app.internal;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -50,7 +51,8 @@ final class MountTable {
 
     static MountTable read(Path file) throws StartupException {
         try {
-            return parse(Files.readAllLines(file));
+            // Decoded leniently: a mount point whose name is not UTF-8 matches nothing, and stops no start.
+            return parse(new String(Files.readAllBytes(file), StandardCharsets.UTF_8).lines().toList());
         } catch (IOException | IllegalArgumentException e) {
             throw new StartupException("the mount table " + file + " cannot be read", e);
         }
@@ -141,21 +143,45 @@ final class MountTable {
      */
     void requireApart(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
         for (Map.Entry<String, Path> r : roots.entrySet()) {
-            Optional<Place> root = placeOf(r.getValue());
-            if (root.isEmpty()) {
-                continue;
-            }
-            for (Map.Entry<String, Path> o : own.entrySet()) {
-                Optional<Place> mine = placeOf(o.getValue());
-                if (mine.isPresent() && root.get().overlaps(mine.get())) {
-                    throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the "
-                            + o.getKey() + " " + o.getValue() + " are, through their mounts, the folders "
-                            + root.get().path() + " and " + mine.get().path() + " of one file system ("
-                            + root.get().device() + "), one inside the other: a container given a bind source "
-                            + "there could change the agent's own files", null);
+            for (Place root : reach(r.getValue())) {
+                for (Map.Entry<String, Path> o : own.entrySet()) {
+                    Optional<Place> mine = placeOf(o.getValue());
+                    if (mine.isPresent() && root.overlaps(mine.get())) {
+                        throw apart(r, o, root, mine.get());
+                    }
                 }
             }
         }
+    }
+
+    /**
+     * Every place a bind of {@code root} exposes: the folder it lies in, and every file system mounted below it
+     * (the engine binds recursively, so a container given the root sees those too).
+     */
+    private List<Place> reach(Path root) throws StartupException {
+        List<Place> places = new ArrayList<>();
+        Path real;
+        try {
+            real = real(root);
+        } catch (IOException e) {
+            throw new StartupException(root + " cannot be resolved", e);
+        }
+        place(real).ifPresent(places::add);
+        for (Mount m : mounts) {
+            if (m.mountPoint().startsWith(real) && !m.mountPoint().equals(real)) {
+                places.add(new Place(m.device(), Path.of(m.root())));
+            }
+        }
+        return places;
+    }
+
+    private static StartupException apart(Map.Entry<String, Path> r, Map.Entry<String, Path> o, Place root,
+            Place mine) {
+        return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the "
+                + o.getKey() + " " + o.getValue() + " are, through their mounts, the folders "
+                + root.path() + " and " + mine.path() + " of one file system ("
+                + root.device() + "), one inside the other: a container given a bind source "
+                + "there could change the agent's own files", null);
     }
 
     private Optional<Place> placeOf(Path p) throws StartupException {

@@ -169,7 +169,7 @@ final class TrustedPath {
         }
 
         void run(boolean includingLast) throws StartupException {
-            walk(path.toAbsolutePath(), includingLast);
+            walk(path.toAbsolutePath(), includingLast, false);
         }
 
         /**
@@ -177,9 +177,11 @@ final class TrustedPath {
          * the folder that holds a link passed, the link is root's or the agent's, and its target is walked the
          * same way (a link inside the target, and the folder holding it, are checked in turn).
          *
+         * @param lastIsAbove whether the last name is a folder on the way to something further (a link's
+         *                    target in the middle of a path: a sticky folder is allowed there as anywhere above)
          * @return the real path reached, or null where a step is missing
          */
-        private Path walk(Path absolute, boolean includingLast) throws StartupException {
+        private Path walk(Path absolute, boolean includingLast, boolean lastIsAbove) throws StartupException {
             Path current = absolute.getRoot();
             if (!node(current, true)) {
                 return null;
@@ -217,7 +219,7 @@ final class TrustedPath {
                     } catch (IOException e) {
                         throw refused(next + " cannot be read", e);
                     }
-                    Path reached = walk(target.toAbsolutePath(), !last || includingLast);
+                    Path reached = walk(target.toAbsolutePath(), !last || includingLast, !last || lastIsAbove);
                     if (reached == null) {
                         return null;
                     }
@@ -225,7 +227,7 @@ final class TrustedPath {
                     continue;
                 }
                 if (!last || includingLast) {
-                    check(next, a, !last);
+                    check(next, a, !last || lastIsAbove);
                 }
                 current = next;
             }

@@ -66,6 +66,20 @@ class MountTableTest {
                 Map.of("instances", base.resolve("instances")), Map.of("data directory", base.resolve("data"))));
     }
 
+    /**
+     * A root with another file system mounted below it exposes that one too (the engine binds recursively): the
+     * engine's data root on its own disk below the allowed root holds the data volume.
+     */
+    @Test
+    void aFileSystemMountedBelowARootIsPartOfIt() {
+        MountTable t = table(
+                "8:1 /srv $B/instances ro - ext4 /dev/sda1 rw",
+                "8:2 / $B/instances/docker rw - ext4 /dev/sdb1 rw",
+                "8:2 /volumes/p_data/_data $B/data rw - ext4 /dev/sdb1 rw");
+        assertThrows(StartupException.class, () -> t.requireApart(Map.of("instances", base.resolve("instances")),
+                Map.of("data directory", base.resolve("data"))));
+    }
+
     /** Sibling folders of one file system, and the same folder names on two file systems, are apart. */
     @Test
     void siblingsAndOtherFileSystemsPass() {

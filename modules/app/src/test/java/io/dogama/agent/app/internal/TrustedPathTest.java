@@ -170,6 +170,18 @@ class TrustedPathTest {
         assertTrue(e.getMessage().contains("writable by group or others (mode 1777)"), e.getMessage());
     }
 
+    /** A link in the middle of a path to a sticky folder (as /var/lock to /run/lock) passes as that folder does. */
+    @Test
+    void aLinkToAStickyFolderOnTheWayPassesAsTheFolderDoes() throws IOException {
+        Path sticky = Files.createDirectory(base.resolve("shared-tmp"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path inside = Files.writeString(sticky.resolve("agent.json"), "{}");
+        Files.setPosixFilePermissions(inside, PosixFilePermissions.fromString("rw-r--r--"));
+        assertDoesNotThrow(() -> requireFile(inside));
+        Path link = Files.createSymbolicLink(dir.resolve("tmp"), sticky);
+        assertDoesNotThrow(() -> requireFile(link.resolve("agent.json")));
+    }
+
     /** In a sticky folder anyone may add a link: one that is not root's or the agent's is refused. */
     @Test
     void aLinkOfSomeoneElseInAStickyFolderIsRefused() throws IOException {

@@ -10,6 +10,7 @@ import io.dogama.agent.registry.RegistryFullException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -95,8 +96,12 @@ public final class ChronicleRegistry implements Registry {
     private final Path dataDir;
     private final FileChannel lockChannel;
     private final FileLock processLock;
-    /** The map's file, for forcing what Chronicle wrote through its shared mapping to the disk. */
-    private final FileChannel mapChannel;
+    /**
+     * The map's file, for forcing what Chronicle wrote through its shared mapping to the disk; opened again when
+     * an interrupt closed it ({@link #force}).
+     */
+    private volatile FileChannel mapChannel;
+    private final Object reopening = new Object();
     /** Serializes inserts so that the count check and the insert are one step. */
     private final ReentrantLock insertLock = new ReentrantLock();
     /**
@@ -284,12 +289,41 @@ public final class ChronicleRegistry implements Registry {
      * cut while its container survives, untracked, its bind sources and ports claimed by no record.
      */
     private void force(String op) throws RegistryException {
+        boolean interrupted = false;
         try {
-            mapChannel.force(false);
+            for (int attempt = 0; ; attempt++) {
+                FileChannel ch = mapChannel;
+                try {
+                    ch.force(false);
+                    break;
+                } catch (ClosedChannelException e) {
+                    // An interrupt (the server's forced stop, after its grace period) closes an interruptible
+                    // channel for every thread that uses it: the file is opened again, once, with the interrupt
+                    // held back until the force is done, so that a write that is in the map is also on disk.
+                    interrupted |= Thread.interrupted();
+                    if (attempt > 0 || closed) {
+                        throw new RegistryException(op + ": the write could not be forced to the disk", e);
+                    }
+                    reopen(ch);
+                }
+            }
         } catch (IOException e) {
             throw new RegistryException(op + ": the write could not be forced to the disk", e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
         afterForce.run();
+    }
+
+    private void reopen(FileChannel closedOne) throws IOException {
+        synchronized (reopening) {
+            if (mapChannel == closedOne) {
+                mapChannel = FileChannel.open(dataDir.resolve(MAP_FILE), StandardOpenOption.READ,
+                        LinkOption.NOFOLLOW_LINKS);
+            }
+        }
     }
 
     /**

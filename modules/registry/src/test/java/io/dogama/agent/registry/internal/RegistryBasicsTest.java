@@ -64,6 +64,27 @@ class RegistryBasicsTest {
         }
     }
 
+    /**
+     * An interrupt (the server's forced stop interrupts the request threads after its grace period) closes an
+     * interruptible file channel for every thread: the force opens the file again, the write is on disk and
+     * answered as stored, the interrupt is kept, and later writes work.
+     */
+    @Test
+    void anInterruptedWriterDoesNotCloseTheFileForEveryWrite() throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            Thread.currentThread().interrupt();
+            CasResult written;
+            try {
+                written = r.insert(Samples.record("alpha-1", 1));
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+            }
+            assertInstanceOf(CasResult.Stored.class, written);
+            assertInstanceOf(CasResult.Stored.class, r.replace(1, Samples.replacing("alpha-1", 2)));
+            assertInstanceOf(CasResult.Removed.class, r.remove("alpha-1", 2));
+        }
+    }
+
     @Test
     void insertOverAnExistingRecordIsAConflictAndChangesNothing() throws Exception {
         try (Registry r = Registry.open(dir, 10)) {
