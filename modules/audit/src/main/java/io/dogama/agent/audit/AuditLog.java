@@ -4,6 +4,7 @@ import io.dogama.agent.audit.internal.KeyFile;
 import io.dogama.agent.audit.internal.Tail;
 import io.dogama.agent.audit.internal.Verifier;
 import io.dogama.agent.audit.internal.Writer;
+import io.dogama.agent.core.KeyFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -116,7 +117,7 @@ public final class AuditLog implements AutoCloseable {
         try {
             ch = FileChannel.open(dir.resolve(LOCK_FILE_NAME), Set.of(StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(
-                            KeyFile.MODE));
+                            KeyFiles.MODE));
         } catch (IOException e) {
             throw new AuditException("the lock file in " + dir + " cannot be opened", e);
         }

@@ -142,12 +142,15 @@ final class MountTable {
      *                          the other, wherever each is mounted
      */
     void requireApart(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
+        Map<Map.Entry<String, Path>, Place> mine = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, Path> o : own.entrySet()) {
+            placeOf(o.getValue()).ifPresent(p -> mine.put(o, p));
+        }
         for (Map.Entry<String, Path> r : roots.entrySet()) {
             for (Place root : reach(r.getValue())) {
-                for (Map.Entry<String, Path> o : own.entrySet()) {
-                    Optional<Place> mine = placeOf(o.getValue());
-                    if (mine.isPresent() && root.overlaps(mine.get())) {
-                        throw apart(r, o, root, mine.get());
+                for (Map.Entry<Map.Entry<String, Path>, Place> m : mine.entrySet()) {
+                    if (root.overlaps(m.getValue())) {
+                        throw apart(r, m.getKey(), root, m.getValue());
                     }
                 }
             }

@@ -3,8 +3,6 @@ package io.dogama.agent.audit.internal;
 import io.dogama.agent.audit.AuditException;
 import io.dogama.agent.core.KeyFiles;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.util.Set;
 
 /**
  * The audit key: {@value Chain#MAC_BYTES} random bytes in a regular file of mode 0600, separate from
@@ -12,9 +10,6 @@ import java.util.Set;
  * of the agent's key files). The bytes never appear in a message.
  */
 public final class KeyFile {
-    /** The mode the audit's files are created with, by the creating call itself (that of every key file). */
-    public static final Set<PosixFilePermission> MODE = KeyFiles.MODE;
-
     private KeyFile() {
     }
 

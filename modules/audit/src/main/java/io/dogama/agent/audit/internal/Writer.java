@@ -2,6 +2,7 @@ package io.dogama.agent.audit.internal;
 
 import io.dogama.agent.audit.AuditEvent;
 import io.dogama.agent.audit.AuditException;
+import io.dogama.agent.core.KeyFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -182,7 +183,7 @@ public final class Writer implements AutoCloseable {
         Path file = Segments.file(dir, fileNumber);
         channel = create
                 ? FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                        PosixFilePermissions.asFileAttribute(KeyFile.MODE))
+                        PosixFilePermissions.asFileAttribute(KeyFiles.MODE))
                 : FileChannel.open(file, StandardOpenOption.WRITE);
         fileSize = channel.size();
         channel.position(fileSize);
@@ -356,7 +357,7 @@ public final class Writer implements AutoCloseable {
         Path file = Segments.file(dir, fileNumber + 1);
         // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over.
         FileChannel next = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(KeyFile.MODE));
+                PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
         try {
             if (next.size() != 0) {
                 throw new IOException("audit: " + file.getFileName() + " exists and is not empty");

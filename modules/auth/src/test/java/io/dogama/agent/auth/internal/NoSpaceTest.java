@@ -82,12 +82,16 @@ class NoSpaceTest {
         }
     }
 
+    private NonceMemory memory(TestClock clock, FillableDisk disk) throws Exception {
+        return NonceMemory.persistent(dir, 100, NonceStore.RETENTION, Duration.ofSeconds(5), clock, disk,
+                NonceMemory.MAX_PENDING_BYTES);
+    }
+
     @Test
     void aFullDiskRefusesAsBusyAndTheJournalGoesOnWhenSpaceReturns() throws Exception {
         TestClock clock = new TestClock(T0);
         FillableDisk disk = new FillableDisk();
-        try (NonceMemory m = NonceMemory.persistent(dir, 100, NonceStore.RETENTION, Duration.ofSeconds(5), clock,
-                disk, NonceMemory.MAX_PENDING_BYTES)) {
+        try (NonceMemory m = memory(clock, disk)) {
             assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000001", T0));
             disk.full = true;
             assertEquals(Admission.STALLED, m.admit("nonce-0000000000000002", T0));
@@ -110,8 +114,7 @@ class NoSpaceTest {
     void noNewSegmentFileKeepsTheCurrentOneAndRequestsAreStillAdmitted() throws Exception {
         TestClock clock = new TestClock(T0);
         FillableDisk disk = new FillableDisk();
-        try (NonceMemory m = NonceMemory.persistent(dir, 100, NonceStore.RETENTION, Duration.ofSeconds(5), clock,
-                disk, NonceMemory.MAX_PENDING_BYTES)) {
+        try (NonceMemory m = memory(clock, disk)) {
             assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000001", T0));
             disk.noInodes = true;
             clock.advance(Duration.ofMillis(NonceJournal.SEGMENT_MILLIS));

@@ -6,6 +6,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.ServerResponseHeaders;
 import io.helidon.http.Status;
+import java.util.Optional;
 
 /**
  * Answers the requests Helidon refuses before any handler runs (an unparsable request line, a
@@ -54,13 +55,9 @@ final class ProblemDirectHandler implements DirectHandler {
      */
     private void account(TransportRequest request, ProblemCode code) {
         try {
-            RouteTable.Route route = null;
-            String id = null;
-            if (request.method() != null && request.path() != null
-                    && RouteTable.match(request.method(), request.path()) instanceof RouteTable.Match.Found f) {
-                route = f.route();
-                id = f.id();
-            }
+            Optional<RouteTable.Match.Found> aimed = RouteTable.aimedAt(request.method(), request.path());
+            RouteTable.Route route = aimed.map(RouteTable.Match.Found::route).orElse(null);
+            String id = aimed.map(RouteTable.Match.Found::id).orElse(null);
             accountant.answered(route, code.status());
             accountant.refusedUnauthenticated(route, id, code,
                     StrictHttp1Selector.PEER.isBound() ? StrictHttp1Selector.PEER.get() : null);

@@ -170,10 +170,10 @@ final class RequestGate implements Handler {
             if (!facts.routed && reply.code() != null) {
                 // Refused before routing: the route the request aimed at, from the same table (never its raw path).
                 HttpPrologue p = req.prologue();
-                if (RouteTable.match(p.method().text(), p.uriPath().rawPath()) instanceof RouteTable.Match.Found f) {
+                RouteTable.aimedAt(p.method().text(), p.uriPath().rawPath()).ifPresent(f -> {
                     facts.route = f.route();
                     facts.id = f.id();
-                }
+                });
             }
             accountant.answered(facts.route, reply.status());
             if (reply.code() == null || facts.audited) {

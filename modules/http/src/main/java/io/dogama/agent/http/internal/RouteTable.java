@@ -4,6 +4,7 @@ import io.dogama.agent.core.Ids;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -97,6 +98,18 @@ final class RouteTable {
     }
 
     private RouteTable() {
+    }
+
+    /**
+     * The route a refused request aimed at, for its count and its audit line only (never to act on it).
+     *
+     * @param method  request method, or null when it could not be read
+     * @param rawPath raw request path, or null when it could not be read
+     * @return the match, if any
+     */
+    static Optional<Match.Found> aimedAt(String method, String rawPath) {
+        return method != null && rawPath != null && match(method, rawPath) instanceof Match.Found f
+                ? Optional.of(f) : Optional.empty();
     }
 
     /**
