@@ -194,11 +194,12 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireTree("java runtime", runtime);
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);
-        TrustedPath.requireOutsideRoots(config, Map.of("config file", configFile, "java runtime", runtime));
-        // The same, wherever each is mounted: in a container the agent's files are bind mounts of host folders.
         Map<String, Path> own = new java.util.LinkedHashMap<>();
         own.put("config file", configFile);
         own.put("java runtime", runtime);
+        TrustedPath.requireOutsideRoots(config, own);
+        // The same, wherever each is mounted (in a container the agent's files are bind mounts of host folders),
+        // for every file and folder of the agent's: the configuration's rules compare the others' paths only.
         own.put("secret file", config.secretFile());
         own.put("data directory", config.dataDir());
         own.put("audit folder", config.audit().dir());
