@@ -106,13 +106,35 @@ final class Connection implements AutoCloseable {
         return System.nanoTime() - idleSinceNanos;
     }
 
-    /** Bytes already received but not consumed: an idle connection with any is not reusable. */
+    /**
+     * Bytes received but not consumed, in this buffer or still in the socket (an engine that sent more
+     * after its answer was read): an idle connection with any is not reusable, for they would be read as the
+     * next call's answer. A socket whose count cannot be read counts as having some.
+     */
     boolean hasUnreadBytes() {
-        return pos < lim;
+        if (pos < lim) {
+            return true;
+        }
+        try {
+            return in.available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
-    /** Writes the whole request in one call. */
-    void write(byte[] request) throws IOException {
+    /**
+     * Writes the whole request in one call, bounded as a read is: the socket's timeout (which junixsocket
+     * applies to sends too) is set from this call's deadline, not left at what the previous exchange on this
+     * connection set (up to a long stop's 330 s), so an engine that stops reading cannot hold a short call.
+     *
+     * @throws DockerTimeoutException if the deadline has passed
+     */
+    void write(byte[] request, Deadline deadline, Duration silence) throws IOException, DockerTimeoutException {
+        int timeout = deadline.readTimeoutMillis(silence);
+        if (timeout != soTimeout) {
+            socket.setSoTimeout(timeout);
+            soTimeout = timeout;
+        }
         out.write(request);
         out.flush();
     }

@@ -171,7 +171,7 @@ final class HttpTransport implements AutoCloseable {
                 boolean retryable = c.reused() && attempt == 0;
                 c.startExchange();
                 try {
-                    c.write(bytes);
+                    c.write(bytes, deadline, silence);
                 } catch (IOException e) {
                     if (retryable) {
                         LOG.log(Level.DEBUG, "docker: idle connection was closed; retrying on a new one");

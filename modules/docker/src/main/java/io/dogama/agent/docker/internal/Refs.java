@@ -13,6 +13,11 @@ import java.util.regex.Pattern;
 final class Refs {
     /** Container IDs and names, and network names: no slash, no dot segment, no escape. */
     static final Pattern OBJECT = Pattern.compile("^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$");
+    /**
+     * A container or network ID as the engine gives it: full length, so that an answer naming another
+     * object by name or short prefix ({@code dogama-Y}, {@code host}) is never acted on.
+     */
+    static final Pattern ENGINE_ID = Pattern.compile("^[a-f0-9]{64}$");
     /** An image ID. */
     static final Pattern IMAGE_ID = Pattern.compile("^sha256:[a-f0-9]{64}$");
     /** A registry manifest digest. */

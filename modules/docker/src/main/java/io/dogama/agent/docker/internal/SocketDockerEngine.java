@@ -142,7 +142,7 @@ final class SocketDockerEngine implements DockerEngine {
         // The further networks are connected by the ID found (DockerEngine.lookUpNetworks says why).
         List<String> extra = new ArrayList<>();
         for (NetworkInfo n : networks) {
-            if (!Refs.OBJECT.matcher(n.id()).matches()) {
+            if (!Refs.ENGINE_ID.matcher(n.id()).matches()) {
                 throw new DockerProtocolException("inspect network: malformed network ID");
             }
             extra.add(n.id());
@@ -151,9 +151,8 @@ final class SocketDockerEngine implements DockerEngine {
         Target t = v().path("containers", "create").query("name", Refs.container(spec.name()));
         HttpTransport.Response r = expect("create container", call(Request.post(t, body)), 201);
         String id = Tree.parse(r.body()).str("Id");
-        try {
-            Refs.container(id);
-        } catch (IllegalArgumentException e) {
+        if (!Refs.ENGINE_ID.matcher(id).matches()) {
+            // Removed below if a network fails, and by the caller if the create is undone: never a name.
             throw new DockerProtocolException("create container: malformed container ID");
         }
         try {
@@ -266,7 +265,7 @@ final class SocketDockerEngine implements DockerEngine {
     @Override
     public ContainerStats stats(String id) throws DockerException {
         Target t = v().path("containers").container(id).path("stats").query("stream", false).query("one-shot", true);
-        return stats.compute(Tree.parse(expect("stats", call(Request.get(t)), 200).body()));
+        return stats.compute(id, Tree.parse(expect("stats", call(Request.get(t)), 200).body()));
     }
 
     @Override

@@ -36,8 +36,18 @@ final class Stats {
         }
     };
 
-    ContainerStats compute(Tree t) throws DockerProtocolException {
-        String id = t.str("id", "");
+    /**
+     * @param id the container the agent asked about: the samples are kept under it, never under an ID the
+     *           answer names (an engine that named a new, long ID in every answer filled the map with them)
+     * @param t  the engine's answer
+     * @throws DockerProtocolException if the answer names another container
+     */
+    ContainerStats compute(String id, Tree t) throws DockerProtocolException {
+        String named = t.str("id", "");
+        if (!named.isEmpty() && !named.equals(id)) {
+            // Another container's sample would become this one's baseline.
+            throw new DockerProtocolException("stats: the answer is about another container");
+        }
         Tree cpu = t.objOrEmpty("cpu_stats");
         Tree pre = t.objOrEmpty("precpu_stats");
         Sample now = sample(cpu);
@@ -47,7 +57,7 @@ final class Stats {
                 before = last.get(id);
             }
         }
-        if (!id.isEmpty() && now.system() > 0) {
+        if (now.system() > 0) {
             synchronized (last) {
                 last.put(id, now);
             }

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Maps the engine's JSON answers to this module's typed views, checking every type on the way. */
 final class Views {
@@ -24,10 +26,24 @@ final class Views {
     private Views() {
     }
 
+    /** The states the engine reports a container in; nothing else reaches an API answer or a log. */
+    static final Set<String> STATUSES = Set.of("created", "running", "paused", "restarting", "removing", "exited",
+            "dead");
+    /** RFC 3339 as the engine writes its times (fraction of up to 9 digits). */
+    private static final Pattern TIME = Pattern.compile(
+            "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$");
+
     static ImageInfo image(Tree t) throws DockerProtocolException {
         Tree config = t.objOrEmpty("Config");
-        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"), config.str("User", ""),
-                List.copyOf(config.objectMap("Volumes").keySet()));
+        List<String> volumes = List.copyOf(config.objectMap("Volumes").keySet());
+        for (String v : volumes) {
+            // Compared with plan paths as a path: a NUL or a line break is no container path, and would reach
+            // the validator's path parser (and from its failure the log) as engine text.
+            if (!v.startsWith("/") || v.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+                throw new DockerProtocolException("inspect image: malformed volume path");
+            }
+        }
+        return new ImageInfo(t.str("Id"), t.strings("RepoDigests"), config.str("User", ""), volumes);
     }
 
     static NetworkInfo network(Tree t) throws DockerProtocolException {
@@ -39,7 +55,12 @@ final class Views {
         for (String n : t.strings("Names")) {
             names.add(stripSlash(n));
         }
-        return new ContainerSummary(t.str("Id"), names, t.stringMap("Labels"), t.str("State", ""));
+        String id = t.str("Id");
+        if (!Refs.ENGINE_ID.matcher(id).matches()) {
+            // A listed container may be removed by this ID (a create's crash window): never a name or prefix.
+            throw new DockerProtocolException("list containers: malformed container ID");
+        }
+        return new ContainerSummary(id, names, t.stringMap("Labels"), t.str("State", ""));
     }
 
     static ContainerInfo container(Tree t) throws DockerProtocolException {
@@ -50,9 +71,16 @@ final class Views {
 
     static ContainerState state(Tree s) throws DockerProtocolException {
         String status = s.str("Status", "");
+        if (!status.isEmpty() && !STATUSES.contains(status)) {
+            // Shown in the instance's answer and logged by the reconciliation: only the engine's own words.
+            throw new DockerProtocolException("inspect container: unknown status");
+        }
         String started = s.str("StartedAt", ZERO_TIME);
         Optional<String> startedAt = started.isEmpty() || ZERO_TIME.equals(started) ? Optional.empty()
                 : Optional.of(started);
+        if (startedAt.isPresent() && !TIME.matcher(started).matches()) {
+            throw new DockerProtocolException("inspect container: malformed start time");
+        }
         Optional<Integer> exitCode = Optional.empty();
         if ("exited".equals(status) || "dead".equals(status)) {
             long code = s.num("ExitCode", 0);

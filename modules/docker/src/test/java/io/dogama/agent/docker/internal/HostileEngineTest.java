@@ -76,6 +76,10 @@ class HostileEngineTest {
                 || t.startsWith("/v1.41/containers/" + HALF_MADE) && r.method().equals("DELETE")) {
             return FakeEngine.json(out, 500, "{\"message\":\"" + MARKER + "\"}");
         }
+        // A create answered with another container's name for an ID: what a later removal would act on.
+        if (t.startsWith("/v1.41/containers/create?name=by-name")) {
+            return FakeEngine.json(out, 201, "{\"Id\":\"dogama-other\"}");
+        }
         String scenario = t.startsWith("/v1.41/containers/") ? t.substring(18, t.indexOf('/', 18)) : t;
         switch (scenario) {
             case "endless-headers" -> {
@@ -262,6 +266,71 @@ class HostileEngineTest {
                 () -> engine.createContainer(s, networks));
         assertFalse(e.getMessage().contains(MARKER), e.getMessage());
         assertInstanceOf(DockerApiException.class, e.getCause(), "the connect's own failure is kept as the cause");
+    }
+
+    /**
+     * An engine that answers a create with a name (or a short prefix) for the new container's ID: a failed
+     * network would have removed the container by that name, another instance's, before any identity check.
+     */
+    @Test
+    void aCreatedContainersIdThatIsNotAFullIdIsRefusedBeforeAnythingActsOnIt() {
+        ContainerSpec s = new ContainerSpec("by-name", CreateBodyTest.IMAGE, Optional.empty(), Optional.empty(),
+                java.util.Map.of(), Optional.empty(), Optional.empty(), java.util.Map.of(), List.of(), List.of(),
+                List.of(), List.of(), new ContainerSpec.Limits(1 << 24, 100_000_000, 32), List.of("one", "two"), false,
+                ContainerSpec.RestartPolicy.NO, Optional.empty());
+        List<NetworkInfo> networks = List.of(new NetworkInfo("a".repeat(64), "one", "bridge", false),
+                new NetworkInfo("b".repeat(64), "two", "bridge", false));
+        assertThrows(DockerProtocolException.class, () -> engine.createContainer(s, networks));
+        assertEquals(List.of(), fake.receivedOn("/connect"), "no network connected to the named container");
+        assertEquals(List.of(), fake.received.stream().filter(r -> r.method().equals("DELETE")).toList(),
+                "nothing removed by the name the engine gave");
+        // A network named by the engine with less than a full ID is not connected either.
+        List<NetworkInfo> byName = List.of(new NetworkInfo("a".repeat(64), "one", "bridge", false),
+                new NetworkInfo("host", "two", "bridge", false));
+        int creates = fake.receivedOn("/containers/create").size();
+        assertThrows(DockerProtocolException.class, () -> engine.createContainer(s, byName));
+        assertEquals(creates, fake.receivedOn("/containers/create").size(), "refused before the create");
+    }
+
+    /**
+     * Bytes the engine sends on a connection after its answer was read sit in the socket, not in the
+     * connection's buffer: taken from the idle pool, the connection would hand them to the next call as its
+     * answer. Such a connection is closed instead.
+     */
+    @Test
+    void bytesThatArriveOnAnIdleConnectionAreNeverTheNextCallsAnswer() throws Exception {
+        fake.close();
+        engine.close();
+        String a = "a".repeat(64);
+        String b = "b".repeat(64);
+        String injected = "e".repeat(64);
+        java.util.concurrent.CountDownLatch readA = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch sent = new java.util.concurrent.CountDownLatch(1);
+        fake = new FakeEngine(dir.resolve("engine4.sock"), (r, out, in) -> {
+            if (r.target().equals("/v1.41/containers/" + a + "/json")) {
+                FakeEngine.json(out, 200, "{\"Id\":\"" + a + "\",\"Name\":\"/a\"}");
+                try {
+                    if (!readA.await(10, TimeUnit.SECONDS)) {
+                        return FakeEngine.After.CLOSE;
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return FakeEngine.After.CLOSE;
+                }
+                FakeEngine.json(out, 200, "{\"Id\":\"" + injected + "\",\"Name\":\"/b\"}");
+                sent.countDown();
+                return FakeEngine.After.KEEP;
+            }
+            if (r.target().equals("/v1.41/containers/" + b + "/json")) {
+                return FakeEngine.json(out, 200, "{\"Id\":\"" + b + "\",\"Name\":\"/b\"}");
+            }
+            return FakeEngine.json(out, 404, "{}");
+        });
+        engine = DockerEngine.connect(dir.resolve("engine4.sock"), SMALL);
+        assertEquals(a, engine.inspectContainer(a).orElseThrow().id());
+        readA.countDown();
+        assertTrue(sent.await(10, TimeUnit.SECONDS), "the fake sent its unasked answer");
+        assertEquals(b, engine.inspectContainer(b).orElseThrow().id(), "B's own answer, on a new connection");
     }
 
     @BeforeEach

@@ -35,19 +35,32 @@ class MappingTest {
     void oneShotStatsUseThePreviousSampleOfTheSameContainer() throws Exception {
         Stats s = new Stats();
         String empty = "{\"cpu_usage\":{\"total_usage\":0}}";
-        ContainerStats first = s.compute(tree(stats("a", 1_000_000, 100_000_000, empty)));
+        ContainerStats first = s.compute("a", tree(stats("a", 1_000_000, 100_000_000, empty)));
         assertEquals(new ContainerStats(0.0, 3207168 - 2404352, 67108864, 2, 650, 15, 101, 7), first);
         // 10 ms of container CPU over 100 ms of host CPU (2 CPUs): 10 % of all, 20 % of one CPU... x 2 CPUs.
-        ContainerStats second = s.compute(tree(stats("a", 11_000_000, 200_000_000, empty)));
+        ContainerStats second = s.compute("a", tree(stats("a", 11_000_000, 200_000_000, empty)));
         assertEquals(20.0, second.cpuPercent(), 1e-9);
         // Another container has no sample yet.
-        assertEquals(0.0, s.compute(tree(stats("b", 11_000_000, 200_000_000, empty))).cpuPercent());
+        assertEquals(0.0, s.compute("b", tree(stats("b", 11_000_000, 200_000_000, empty))).cpuPercent());
     }
 
     @Test
     void aPreviousSampleTheEngineSuppliesWins() throws Exception {
         String pre = "{\"cpu_usage\":{\"total_usage\":1000000},\"system_cpu_usage\":100000000}";
-        assertEquals(40.0, new Stats().compute(tree(stats("a", 21_000_000, 200_000_000, pre))).cpuPercent(), 1e-9);
+        assertEquals(40.0, new Stats().compute("a", tree(stats("a", 21_000_000, 200_000_000, pre))).cpuPercent(), 1e-9);
+    }
+
+    @Test
+    void anAnswerAboutAnotherContainerIsRefusedAndNeverRemembered() throws Exception {
+        Stats s = new Stats();
+        String empty = "{\"cpu_usage\":{\"total_usage\":0}}";
+        String first = stats("b", 1_000_000, 100_000_000, empty);
+        assertThrows(DockerProtocolException.class, () -> s.compute("a", tree(first)));
+        // Nothing of b's answer was kept: a's first own answer has no baseline.
+        s.compute("b", tree(stats("b", 1_000_000, 100_000_000, empty)));
+        String second = stats("b", 11_000_000, 200_000_000, empty);
+        assertThrows(DockerProtocolException.class, () -> s.compute("a", tree(second)));
+        assertEquals(0.0, s.compute("a", tree(stats("a", 11_000_000, 200_000_000, empty))).cpuPercent());
     }
 
     @Test
@@ -61,7 +74,7 @@ class MappingTest {
     @Test
     void aStoppedContainersStatsAreZeros() throws Exception {
         assertEquals(new ContainerStats(0, 0, 0, 0, 0, 0, 0, 0),
-                new Stats().compute(tree("{\"id\":\"x\",\"cpu_stats\":{},\"precpu_stats\":{},\"memory_stats\":{},"
+                new Stats().compute("x", tree("{\"id\":\"x\",\"cpu_stats\":{},\"precpu_stats\":{},\"memory_stats\":{},"
                         + "\"pids_stats\":{},\"blkio_stats\":{\"io_service_bytes_recursive\":null}}")));
     }
 
@@ -90,6 +103,39 @@ class MappingTest {
                 + "\"StartedAt\":\"2026-12-01T20:06:04.5Z\"}"));
         assertEquals(Optional.of("2026-12-01T20:06:04.5Z"), exited.startedAt());
         assertEquals(Optional.of(137), exited.exitCode());
+    }
+
+    /** Engine text reaches an instance's answer and the reconciliation's log only as the engine's own words. */
+    @Test
+    void aStatusOrStartTimeThatIsNotTheEnginesOwnIsAProtocolError() throws Exception {
+        assertThrows(DockerProtocolException.class, () -> Views.state(tree("{\"Status\":\"EVIL-MARKER\\r\\nx\","
+                + "\"Running\":true}")));
+        assertThrows(DockerProtocolException.class, () -> Views.state(tree("{\"Status\":\"missing\"}")));
+        assertThrows(DockerProtocolException.class, () -> Views.state(tree("{\"Status\":\"running\","
+                + "\"StartedAt\":\"EVIL-MARKER\"}")));
+        assertThrows(DockerProtocolException.class, () -> Views.state(tree("{\"Status\":\"running\","
+                + "\"StartedAt\":\"2026-12-01T20:06:04Z\\nSEVERE: forged\"}")));
+        for (String status : Views.STATUSES) {
+            assertEquals(status, Views.state(tree("{\"Status\":\"" + status + "\","
+                    + "\"StartedAt\":\"2026-12-01T20:06:04.123456789+01:00\"}")).status());
+        }
+    }
+
+    @Test
+    void anImageVolumeThatIsNoContainerPathIsAProtocolError() throws Exception {
+        assertThrows(DockerProtocolException.class, () -> Views.image(tree("{\"Id\":\"sha256:" + "a".repeat(64)
+                + "\",\"Config\":{\"Volumes\":{\"/d\\u0000EVIL-MARKER\\n\":{}}}}")));
+        assertThrows(DockerProtocolException.class, () -> Views.image(tree("{\"Id\":\"sha256:" + "a".repeat(64)
+                + "\",\"Config\":{\"Volumes\":{\"relative\":{}}}}")));
+        assertEquals(List.of("/data"), Views.image(tree("{\"Id\":\"sha256:" + "a".repeat(64)
+                + "\",\"Config\":{\"Volumes\":{\"/data\":{}}}}")).volumes());
+    }
+
+    @Test
+    void aListedContainerWithoutAFullIdIsAProtocolError() throws Exception {
+        assertThrows(DockerProtocolException.class, () -> Views.summary(tree("{\"Id\":\"dogama-other\"}")));
+        assertThrows(DockerProtocolException.class, () -> Views.summary(tree("{\"Id\":\"abc123\"}")));
+        assertEquals("f".repeat(64), Views.summary(tree("{\"Id\":\"" + "f".repeat(64) + "\"}")).id());
     }
 
     @Test
