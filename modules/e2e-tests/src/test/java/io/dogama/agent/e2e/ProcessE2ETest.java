@@ -66,8 +66,6 @@ class ProcessE2ETest {
         assertTrue(flags.contains("-XX:+UseSerialGC"), flags);
         assertTrue(flags.contains("-XX:MaxHeapSize=100663296"), flags);
         assertTrue(flags.contains("-XX:TrimNativeHeapInterval=2000"), flags);
-        // Compiled early: the lifecycle's code runs too rarely to reach the JDK's own thresholds.
-        assertTrue(flags.contains("-XX:CompileThresholdScaling=0.100000"), flags);
         // No perf data file outside the data directory (jcmd above reached the JVM without it).
         assertTrue(flags.contains("-XX:-UsePerfData"), flags);
         Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
