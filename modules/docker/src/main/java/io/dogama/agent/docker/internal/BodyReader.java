@@ -14,6 +14,8 @@ final class BodyReader {
     static final int MAX_CHUNK_LINE_BYTES = 1024;
     /** Most hex digits of a chunk size: 15 always fit a long. */
     static final int MAX_CHUNK_SIZE_DIGITS = 15;
+    /** First buffer of {@link #readAll(int)}: most engine answers fit; larger ones grow it by doubling. */
+    static final int INITIAL_BUFFER_BYTES = 8192;
 
     private final Connection conn;
     private final ResponseHead head;
@@ -158,11 +160,14 @@ final class BodyReader {
         if (declared > max) {
             throw new DockerProtocolException("the response body exceeds its limit");
         }
-        byte[] out = new byte[declared >= 0 ? (int) declared : Math.min(max, 8192)];
+        // Grown as bytes arrive, never sized by the declared length alone: an engine that declares the limit
+        // and sends nothing would otherwise hold the limit's worth of heap per connection until it times out.
+        int cap = declared >= 0 ? (int) declared : max;
+        byte[] out = new byte[Math.min(cap, INITIAL_BUFFER_BYTES)];
         int len = 0;
         while (true) {
             if (len == out.length) {
-                if (declared >= 0) {
+                if (declared >= 0 && len == declared) {
                     // A length-framed body is complete once its declared bytes are in.
                     if (!done) {
                         throw new DockerProtocolException("the response body does not match its length");
@@ -176,7 +181,7 @@ final class BodyReader {
                     }
                     throw new DockerProtocolException("the response body exceeds its limit");
                 }
-                out = Arrays.copyOf(out, (int) Math.min(max, (long) out.length * 2));
+                out = Arrays.copyOf(out, (int) Math.min(cap, (long) out.length * 2));
             }
             int n = read(out, len, out.length - len);
             if (n < 0) {

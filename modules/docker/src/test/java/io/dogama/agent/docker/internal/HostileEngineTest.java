@@ -55,6 +55,8 @@ class HostileEngineTest {
     static final int MAX_HEADER = 1024;
     static final int MAX_BODY = 64 * 1024;
     static final int MAX_LISTING = 256 * 1024;
+    /** A body limit far above what one test allocates otherwise. */
+    static final int LARGE_BODY = 32 * 1024 * 1024;
     static final DockerLimits SMALL = new DockerLimits(Duration.ofSeconds(1), READ, REQUEST, Duration.ofSeconds(1),
             Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER, MAX_BODY, MAX_LISTING, 256 * 1024, 4096, 2, 4);
 
@@ -170,6 +172,12 @@ class HostileEngineTest {
             }
             case "folded-header" -> {
                 out.write(("HTTP/1.1 200 OK\r\nX-A: b\r\n " + MARKER + "\r\nContent-Length: 2\r\n\r\n{}")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return FakeEngine.awaitClientClose(in);
+            }
+            case "declares-the-limit" -> {
+                out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + LARGE_BODY + "\r\n\r\n{")
                         .getBytes(StandardCharsets.US_ASCII));
                 out.flush();
                 return FakeEngine.awaitClientClose(in);
@@ -407,6 +415,27 @@ class HostileEngineTest {
         // The HTTP exchange itself ended cleanly, so its connection may serve the next request.
         engine.ping();
         assertEquals(1, fake.accepted.get());
+    }
+
+    /**
+     * An answer that declares a body as large as the limit allows and then sends one byte holds no more heap
+     * than the bytes that came: sized by the declared length, each of the client's connections held the
+     * limit's worth (4 MiB by default) until the read timed out.
+     */
+    @Test
+    void aDeclaredLengthAloneReservesNoHeap() throws Exception {
+        engine.close();
+        engine = DockerEngine.connect(dir.resolve("engine.sock"), new DockerLimits(Duration.ofSeconds(1), READ,
+                REQUEST, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(2), MAX_HEADER,
+                LARGE_BODY, LARGE_BODY, 256 * 1024, 4096, 2, 4));
+        engine.ping();
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getTotalThreadAllocatedBytes();
+        assertClean(assertThrows(DockerTimeoutException.class, () -> engine.inspectContainer("declares-the-limit")));
+        long allocated = threads.getTotalThreadAllocatedBytes() - before;
+        assertTrue(allocated < LARGE_BODY / 4, "allocated " + allocated + " bytes for one byte of a declared "
+                + LARGE_BODY);
     }
 
     @Test
