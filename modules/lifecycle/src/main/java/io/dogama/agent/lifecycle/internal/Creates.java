@@ -131,16 +131,7 @@ final class Creates {
             switch (step) {
                 case CREATE_PERSIST_INTENT ->
                         approvals.register(approved, () -> run.fire(r -> r, Event.CREATE));
-                case CREATE_CONTAINER -> {
-                    try {
-                        ContainerSpec spec = approved.plan().spec();
-                        made = Optional.of(docker.createContainer(spec, approved.networks().resolve(docker,
-                                spec.networks())));
-                    } catch (DockerConflictException e) {
-                        // The name is held by a container we did not make: never touched.
-                        throw new Abort(ProblemCode.INSTANCE_EXISTS);
-                    }
-                }
+                case CREATE_CONTAINER -> made = Optional.of(createContainer(run.tracked().record()));
                 case CREATE_COMMIT -> run.fire(r -> r.withContainerId(made), run.ending().ifStopped());
                 case CREATE_UNDO_REMOVE -> undoRemove(run);
                 case CREATE_UNDO_DROP -> {
@@ -148,6 +139,37 @@ final class Creates {
                     LOG.log(System.Logger.Level.INFO, "lifecycle: create of {0} undone", run.tracked().id());
                 }
                 default -> throw new IllegalStateException("lifecycle: " + step + " in a create");
+            }
+        }
+
+        /**
+         * Creates the container under the instance's name. When the name is taken, the holder is cleared only if
+         * it is what an earlier create of this same plan left without a record: named and labelled for this
+         * instance and digest, and never started. An engine that finishes a create after the agent gave up on its
+         * answer (and after the search for it found nothing) leaves exactly that, and without this the instance
+         * could not be created again until an operator removed it. Any other holder (another plan, a container that
+         * ran, or one that is not ours) is never touched: {@code instance_exists}. A crash in between is the
+         * create step's own crash window: the record still says this plan is being created.
+         */
+        private String createContainer(InstanceRecord r) throws Abort, DockerException {
+            ContainerSpec spec = approved.plan().spec();
+            try {
+                return docker.createContainer(spec, approved.networks().resolve(docker, spec.networks()));
+            } catch (DockerConflictException e) {
+                List<String> left = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest());
+                if (left.isEmpty()) {
+                    throw new Abort(ProblemCode.INSTANCE_EXISTS);
+                }
+                for (String c : left) {
+                    ids.removeIfPresent(c);
+                }
+                LOG.log(System.Logger.Level.WARNING, "lifecycle: {0}: removed {1} container(s) an earlier create of "
+                        + "the same plan left without a record, never started", r.instanceId(), left.size());
+            }
+            try {
+                return docker.createContainer(spec, approved.networks().resolve(docker, spec.networks()));
+            } catch (DockerConflictException e) {
+                throw new Abort(ProblemCode.INSTANCE_EXISTS);
             }
         }
 

@@ -137,13 +137,32 @@ final class Identities {
      */
     List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude)
             throws DockerException {
+        return unrecorded(instanceId, planDigest, exclude, false);
+    }
+
+    /**
+     * What a create of the same plan may clear when the instance's name is taken (see {@code Creates}): the
+     * containers of {@link #unrecorded} that were never started (engine status {@code created}). A container that
+     * ran may hold a workload someone relies on; it is left for an operator.
+     *
+     * @param instanceId the instance
+     * @param planDigest the digest of the plan being created
+     * @return their IDs
+     * @throws DockerException on an engine failure
+     */
+    List<String> unrecordedNeverStarted(String instanceId, String planDigest) throws DockerException {
+        return unrecorded(instanceId, planDigest, List.of(), true);
+    }
+
+    private List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude,
+            boolean neverStarted) throws DockerException {
         String name = new InstanceId(instanceId).containerName();
         List<String> out = new ArrayList<>();
         for (ContainerSummary c : docker.listContainersByLabel(Labels.INSTANCE_ID, instanceId)) {
             Map<String, String> l = c.labels();
             if (c.names().contains(name) && "true".equals(l.get(Labels.MANAGED))
                     && instanceId.equals(l.get(Labels.INSTANCE_ID)) && planDigest.equals(l.get(Labels.PLAN_DIGEST))
-                    && !exclude.contains(c.id())) {
+                    && !exclude.contains(c.id()) && (!neverStarted || STATUS_CREATED.equals(c.state()))) {
                 out.add(c.id());
             }
         }

@@ -428,4 +428,55 @@ class OperationsTest {
         assertEquals(InstanceState.CREATED, h.requireRecord(id).state(), "nothing changed without an engine");
         assertEquals(1, ok(down.list()).size(), "the registry still answers");
     }
+
+    /**
+     * What an engine leaves when it finishes a create after the agent gave up on its answer and searched for
+     * it in vain: a container named and labelled for the instance and its plan, never started, with no record
+     * (the intent was dropped). Made here by creating the instance and then dropping its record.
+     *
+     * @return the left container's ID
+     */
+    private String leftByALateCreate(String id, String plan, boolean started) throws Exception {
+        ok(h.ops.create(bytes(plan)));
+        if (started) {
+            ok(h.ops.start(id));
+        }
+        String left = h.requireRecord(id).containerId().orElseThrow();
+        io.dogama.agent.registry.Lookup.Found f = (io.dogama.agent.registry.Lookup.Found) h.registry.get(id);
+        h.registry.remove(id, f.generation());
+        assertTrue(h.record(id).isEmpty());
+        return left;
+    }
+
+    @Test
+    void aCreateClearsANeverStartedContainerAnEarlierCreateOfTheSamePlanLeftUnrecorded() throws Exception {
+        String id = h.newId();
+        String v1 = h.plan(id, h.source("late"), Harness.port(), "one");
+        String left = leftByALateCreate(id, v1, false);
+
+        Created again = ok(h.ops.create(bytes(v1)));
+
+        assertFalse(again.existed());
+        assertTrue(h.seen(left).isEmpty(), "the left container is still there");
+        assertFalse(h.requireRecord(id).containerId().orElseThrow().equals(left));
+        h.assertEnd(id, Harness.End.SETTLED);
+    }
+
+    @Test
+    void aCreateNeverClearsAContainerThatRanOrWasMadeFromAnotherPlan() throws Exception {
+        String ran = h.newId();
+        String v1 = h.plan(ran, h.source("ran"), Harness.port(), "one");
+        String started = leftByALateCreate(ran, v1, true);
+        failedWith(ProblemCode.INSTANCE_EXISTS, h.ops.create(bytes(v1)));
+        assertTrue(h.seen(started).orElseThrow().running(), "a container that ran was touched");
+        assertTrue(h.record(ran).isEmpty());
+
+        String other = h.newId();
+        Path src = h.source("other");
+        int port = Harness.port();
+        String left = leftByALateCreate(other, h.plan(other, src, port, "one"), false);
+        failedWith(ProblemCode.INSTANCE_EXISTS, h.ops.create(bytes(h.plan(other, src, port, "two"))));
+        assertEquals("created", h.seen(left).orElseThrow().status(), "a container of another plan was touched");
+        assertTrue(h.record(other).isEmpty());
+    }
 }
