@@ -57,6 +57,9 @@ final class FakeEngine implements AutoCloseable {
     // Open connections only, and a queue of what was received: a fuzz run makes hundreds of thousands of
     // connections, and copy-on-write lists grown by one element per connection made each one cost more than the last.
     private final Set<AFUNIXSocket> sockets = ConcurrentHashMap.newKeySet();
+    /** A request whose target holds this is never read past its head (see {@link #readRequest}). */
+    static final String STALL_WRITE = "stall-write";
+    private final java.util.concurrent.CountDownLatch closing = new java.util.concurrent.CountDownLatch(1);
     final Queue<Received> received = new ConcurrentLinkedQueue<>();
     final AtomicInteger accepted = new AtomicInteger();
     /** Connections on which the fake saw the client's end close. */
@@ -126,7 +129,7 @@ final class FakeEngine implements AutoCloseable {
     }
 
     /** @return the request, or null once the client closed the connection */
-    private static Received readRequest(InputStream in, int connection) throws IOException {
+    private Received readRequest(InputStream in, int connection) throws IOException {
         ByteArrayOutputStream head = new ByteArrayOutputStream();
         int state = 0;
         while (state < 4) {
@@ -148,6 +151,15 @@ final class FakeEngine implements AutoCloseable {
             if (l.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
                 length = Integer.parseInt(l.substring(15).strip());
             }
+        }
+        if (first[1].contains(STALL_WRITE)) {
+            // Reads nothing more, ever: the client's write of a long body then blocks once the socket's buffer is full.
+            try {
+                closing.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
         }
         byte[] body = in.readNBytes(length);
         return new Received(connection, first[0], first[1], new String(body, StandardCharsets.UTF_8));
@@ -209,6 +221,7 @@ final class FakeEngine implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closing.countDown();
         server.close();
         for (AFUNIXSocket s : sockets) {
             s.close();

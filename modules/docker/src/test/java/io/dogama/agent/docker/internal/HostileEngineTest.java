@@ -438,6 +438,28 @@ class HostileEngineTest {
                 + LARGE_BODY);
     }
 
+    /**
+     * An engine that stops reading while a request is written (8 MiB, far more than the socket's buffer): the write
+     * is bounded by the call's own deadline, not by whatever socket timeout the connection had (none on a new one,
+     * or an earlier stop's, up to its 300 s plus the margin).
+     */
+    @Test
+    void aWriteTheEngineNeverReadsEndsWithinTheCallsDeadline() throws Exception {
+        ContainerSpec s = new ContainerSpec(FakeEngine.STALL_WRITE, CreateBodyTest.IMAGE, Optional.empty(),
+                Optional.empty(), java.util.Map.of("PAD", "x".repeat(8 << 20)), Optional.empty(), Optional.empty(),
+                java.util.Map.of(), List.of(), List.of(), List.of(), List.of(),
+                new ContainerSpec.Limits(1 << 24, 100_000_000, 32), List.of("one"), false,
+                ContainerSpec.RestartPolicy.NO, Optional.empty());
+        List<NetworkInfo> networks = List.of(new NetworkInfo("a".repeat(64), "one", "bridge", false));
+        long t0 = System.nanoTime();
+        DockerException e = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> assertThrows(DockerException.class, () -> engine.createContainer(s, networks)),
+                "the write was not bounded by the call's deadline");
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertTrue(took.compareTo(REQUEST.plusSeconds(3)) <= 0, "took " + took + ", the call's deadline " + REQUEST);
+        assertClean(e);
+    }
+
     @Test
     void anEngineThatNeverAnswersTripsTheReadTimeout() {
         long t0 = System.nanoTime();
