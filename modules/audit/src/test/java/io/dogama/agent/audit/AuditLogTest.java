@@ -174,6 +174,52 @@ class AuditLogTest {
         assertEquals(firstSeq + 1, b.seq());
     }
 
+    /**
+     * A durable line is written either by the writer thread or by its own caller when nobody else writes: both
+     * at once, from many threads, with best-effort lines between and files rotating, still make one chain with
+     * every line in it, and each durable caller was told its line is written.
+     */
+    @Test
+    void linesFromManyThreadsAtOnceMakeOneChain() throws Exception {
+        int threads = 12;
+        int each = 40;
+        List<Thread> started = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        try (AuditLog log = AuditLog.open(dir(), 4096, key(), Clock.systemUTC())) {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            for (int t = 0; t < threads; t++) {
+                int base = t * each * 2;
+                Runnable writer = () -> {
+                    try {
+                        go.await();
+                        for (int i = 0; i < each; i++) {
+                            if (!log.record(event(base + 2 * i))) {
+                                refused.incrementAndGet();
+                            }
+                            log.note(event(base + 2 * i + 1));
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                };
+                // Half on virtual threads, as the server's requests are.
+                started.add(t % 2 == 0 ? Thread.ofVirtual().start(writer) : Thread.ofPlatform().start(writer));
+            }
+            go.countDown();
+            for (Thread t : started) {
+                t.join(java.time.Duration.ofSeconds(60));
+                assertFalse(t.isAlive(), "a writer is still running after 60 s");
+            }
+            assertEquals(List.of(), failures);
+            assertEquals(0, refused.get(), "durable lines refused");
+            assertEquals(0, log.dropped(), "best-effort lines dropped");
+        }
+        Verification.Intact ok = assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+        assertEquals(threads * each * 2, ok.lines());
+        assertTrue(ok.files() >= 3, "rotated while written: " + ok.files() + " files");
+    }
+
     @Test
     void wholeFileRemovedIsNamed() throws Exception {
         write(40, 4096);

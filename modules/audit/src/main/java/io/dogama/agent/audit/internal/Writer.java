@@ -21,13 +21,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The single writer thread. Requests put events in a bounded queue and never touch the file; the
- * thread takes them in batches, gives each its sequence number and MAC, appends them, and syncs the
- * file ({@code fdatasync}) once per batch that holds a durable event (a mutation's begin or end),
- * and at least every {@link #SYNC_INTERVAL} otherwise. A durable event is acknowledged only after
- * that sync, so a caller that waits on it knows its line is on disk.
+ * One writer at a time. Requests put events in a bounded queue; a writer takes them in batches, gives each
+ * its sequence number and MAC, appends them, and syncs the file ({@code fdatasync}) once per batch that
+ * holds a durable event (a mutation's begin or end), and at least every {@link #SYNC_INTERVAL} otherwise.
+ * A durable event is acknowledged only after that sync, so a caller that waits on it knows its line is on
+ * disk. The writer is the log's own thread, or, for a durable event when nobody is writing, its caller:
+ * one mutation at a time is the common case, and handing its line to the thread and being woken by it
+ * again costs two waits for a core on a machine the engine keeps busy (measured in
+ * {@code docs/performance.md}). Either way the file is touched under one lock, in queue order per batch.
+ * A caller that writes cannot give up on a disk that hangs inside the sync, as a waiting caller can: it
+ * is told {@code false} as soon as the sync returns late, as it would have been at its deadline.
  *
  * <p>A write that fails (disk full, file gone read-only) is undone (the file truncated back to its
  * last complete line, the chain state kept), its events are reported as not written, the failure is
@@ -61,8 +67,10 @@ public final class Writer implements AutoCloseable {
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong lastSeq = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Held by whoever writes: the writer thread, or a caller of {@link #writeDurably} writing its own line. */
+    private final ReentrantLock writing = new ReentrantLock();
 
-    // Owned by the writer thread once it runs.
+    // Guarded by writing once the writer thread runs.
     private FileChannel channel;
     private int fileNumber;
     private long fileSize;
@@ -204,8 +212,23 @@ public final class Writer implements AutoCloseable {
             dropped.incrementAndGet();
             return false;
         }
+        long deadline = System.nanoTime() + wait.toNanos();
+        if (writing.tryLock()) {
+            try {
+                if (!done.isDone()) {
+                    writeQueued();
+                }
+            } finally {
+                writing.unlock();
+            }
+            if (done.isDone()) {
+                // Written before this returned (by this caller or just before it): in time or not, as a waiting
+                // caller would be told.
+                return done.join() && System.nanoTime() - deadline <= 0;
+            }
+        }
         try {
-            return done.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            return done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
             return false;
@@ -262,28 +285,67 @@ public final class Writer implements AutoCloseable {
             } catch (InterruptedException e) {
                 first = STOP;
             }
-            if (first == null) {
-                if (unsynced) {
-                    sync(List.of());
+            writing.lock();
+            try {
+                if (first == null) {
+                    if (unsynced) {
+                        sync(List.of());
+                    }
+                    continue;
                 }
-                continue;
-            }
-            batch.clear();
-            batch.add(first);
-            queue.drainTo(batch, MAX_BATCH - 1);
-            boolean stop = batch.remove(STOP);
-            write(batch);
-            if (stop) {
-                // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
                 batch.clear();
-                queue.drainTo(batch);
-                batch.remove(STOP);
+                batch.add(first);
+                queue.drainTo(batch, MAX_BATCH - 1);
+                boolean stop = batch.remove(STOP);
                 write(batch);
-                if (unsynced) {
-                    sync(List.of());
+                if (stop) {
+                    // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
+                    batch.clear();
+                    queue.drainTo(batch);
+                    batch.remove(STOP);
+                    write(batch);
+                    if (unsynced) {
+                        sync(List.of());
+                    }
+                    return;
                 }
-                return;
+            } finally {
+                writing.unlock();
             }
+        }
+    }
+
+    /**
+     * A caller's batch: what is queued now. Once the log is closing, the writer thread alone writes (it ends on
+     * the stop and writes what is queued behind it), so no caller writes to a file being closed; a stop that
+     * came in between is put back for it.
+     */
+    private void writeQueued() {
+        if (closed.get()) {
+            return;
+        }
+        List<Pending> batch = new ArrayList<>();
+        queue.drainTo(batch, MAX_BATCH);
+        boolean stop = batch.remove(STOP);
+        write(batch);
+        if (stop) {
+            putStop();
+        }
+    }
+
+    /** Never lost: the writer thread, which takes from the queue without holding the lock, makes room for it. */
+    private void putStop() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                queue.put(STOP);
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -423,6 +485,11 @@ public final class Writer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        closeChannel();
+        writing.lock();
+        try {
+            closeChannel();
+        } finally {
+            writing.unlock();
+        }
     }
 }
