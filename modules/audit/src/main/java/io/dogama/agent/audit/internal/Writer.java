@@ -5,6 +5,7 @@ import io.dogama.agent.audit.AuditException;
 import io.dogama.agent.core.KeyFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -214,18 +216,21 @@ public final class Writer implements AutoCloseable {
         }
         long deadline = System.nanoTime() + wait.toNanos();
         if (writing.tryLock()) {
+            boolean tookStop;
             try {
-                if (!done.isDone()) {
-                    writeQueued();
-                }
+                tookStop = writeQueued();
             } finally {
                 writing.unlock();
             }
+            if (tookStop) {
+                putStop();
+            }
             if (done.isDone()) {
-                // Written before this returned (by this caller or just before it): in time or not, as a waiting
-                // caller would be told.
+                // In time or not, as a waiting caller would be told.
                 return done.join() && System.nanoTime() - deadline <= 0;
             }
+        } else {
+            LockSupport.unpark(thread);
         }
         try {
             return done.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -243,6 +248,7 @@ public final class Writer implements AutoCloseable {
             dropped.incrementAndGet();
             return false;
         }
+        LockSupport.unpark(thread);
         return true;
     }
 
@@ -279,24 +285,22 @@ public final class Writer implements AutoCloseable {
     private void loop() {
         List<Pending> batch = new ArrayList<>(MAX_BATCH);
         while (true) {
-            Pending first;
-            try {
-                first = queue.poll(SYNC_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                first = STOP;
+            // Events are taken from the queue only under the lock: a caller that holds it finds its own line there.
+            if (queue.isEmpty()) {
+                LockSupport.parkNanos(this, SYNC_INTERVAL.toNanos());
             }
+            boolean interrupted = Thread.interrupted(); // from close(), as a stop
             writing.lock();
             try {
-                if (first == null) {
+                batch.clear();
+                queue.drainTo(batch, MAX_BATCH);
+                boolean stop = batch.remove(STOP) || interrupted;
+                if (batch.isEmpty() && !stop) {
                     if (unsynced) {
                         sync(List.of());
                     }
                     continue;
                 }
-                batch.clear();
-                batch.add(first);
-                queue.drainTo(batch, MAX_BATCH - 1);
-                boolean stop = batch.remove(STOP);
                 write(batch);
                 if (stop) {
                     // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
@@ -317,23 +321,22 @@ public final class Writer implements AutoCloseable {
 
     /**
      * A caller's batch: what is queued now. Once the log is closing, the writer thread alone writes (it ends on
-     * the stop and writes what is queued behind it), so no caller writes to a file being closed; a stop that
-     * came in between is put back for it.
+     * the stop and writes what is queued behind it), so no caller writes to a file being closed.
+     *
+     * @return whether it took a stop that came in between, which the caller must put back for the thread
      */
-    private void writeQueued() {
+    private boolean writeQueued() {
         if (closed.get()) {
-            return;
+            return false;
         }
         List<Pending> batch = new ArrayList<>();
         queue.drainTo(batch, MAX_BATCH);
         boolean stop = batch.remove(STOP);
         write(batch);
-        if (stop) {
-            putStop();
-        }
+        return stop;
     }
 
-    /** Never lost: the writer thread, which takes from the queue without holding the lock, makes room for it. */
+    /** Puts a stop a caller took back for the writer thread; without the lock, so that the thread can make room. */
     private void putStop() {
         boolean interrupted = false;
         while (true) {
@@ -344,6 +347,7 @@ public final class Writer implements AutoCloseable {
                 interrupted = true;
             }
         }
+        LockSupport.unpark(thread);
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
@@ -360,13 +364,7 @@ public final class Writer implements AutoCloseable {
             byte[] mac = chain.mac(previous, body.getBytes(StandardCharsets.UTF_8));
             byte[] line = Chain.line(body, mac);
             try {
-                if (fileSize > 0 && fileSize + line.length > maxFileBytes) {
-                    rotate();
-                }
-                ByteBuffer buf = ByteBuffer.wrap(line);
-                while (buf.hasRemaining()) {
-                    channel.write(buf);
-                }
+                reopeningOnce(() -> append(line));
             } catch (IOException e) {
                 failed("write", e);
                 undo();
@@ -388,9 +386,52 @@ public final class Writer implements AutoCloseable {
         }
     }
 
+    private void append(byte[] line) throws IOException {
+        if (fileSize > 0 && fileSize + line.length > maxFileBytes) {
+            rotate();
+        }
+        ByteBuffer buf = ByteBuffer.wrap(line);
+        while (buf.hasRemaining()) {
+            channel.write(buf);
+        }
+    }
+
+    @FunctionalInterface
+    private interface FileStep {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs a step on the file; if an interrupt closed the channel, opens the file again at its last complete
+     * line and runs the step once more, with the interrupt held back until it is done. A file channel is
+     * interruptible, and callers write too: a request's thread interrupted by the server's forced stop would
+     * otherwise close the log for every later line. Only an interrupt closes it while the lock is held
+     * ({@link #close} takes the lock).
+     */
+    private void reopeningOnce(FileStep step) throws IOException {
+        boolean interrupted = false;
+        try {
+            try {
+                step.run();
+            } catch (ClosedChannelException e) {
+                interrupted = Thread.interrupted();
+                if (!channel.isOpen()) {
+                    channel = FileChannel.open(Segments.file(dir, fileNumber), StandardOpenOption.WRITE);
+                    channel.truncate(fileSize); // what the interrupt cut off of a line
+                    channel.position(fileSize);
+                }
+                step.run();
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private void sync(List<Pending> waiting) {
         try {
-            channel.force(false);
+            reopeningOnce(() -> channel.force(false));
             unsynced = false;
             healthy.set(true);
             waiting.forEach(p -> complete(p, true));
@@ -473,6 +514,7 @@ public final class Writer implements AutoCloseable {
         while (true) {
             try {
                 queue.put(STOP);
+                LockSupport.unpark(thread);
                 break;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

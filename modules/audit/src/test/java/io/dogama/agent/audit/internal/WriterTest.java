@@ -23,6 +23,52 @@ class WriterTest {
     }
 
     /**
+     * A caller writes its own line on an interruptible channel; an interrupted caller (the server's forced stop
+     * interrupts request threads) must not close the log for every later line. Its line is written, the
+     * interrupt is kept for the caller, and later lines from others are written too, in one chain.
+     */
+    @Test
+    void anInterruptedCallerDoesNotCloseTheLog() throws Exception {
+        try (Writer w = Writer.open(dir, 1 << 20, new byte[32], Clock.systemUTC())) {
+            // The writer thread idle, so that this caller writes its line itself (a waiting caller that is
+            // interrupted gives up, as before, and never touches the file).
+            awaitWriterThreadIdle();
+            Thread.currentThread().interrupt();
+            boolean written;
+            try {
+                written = w.writeDurably(event(1), 0, Duration.ofSeconds(30));
+            } finally {
+                assertTrue(Thread.interrupted(), "the caller's interrupt is kept");
+            }
+            assertTrue(written);
+            var otherWrote = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread other = Thread.ofVirtual().start(() -> otherWrote.set(w.writeDurably(event(2), 0, Duration.ofSeconds(30))));
+            other.join(Duration.ofSeconds(30));
+            assertFalse(other.isAlive());
+            assertTrue(otherWrote.get(), "a later caller's line is written");
+            assertTrue(w.writeDurably(event(3), 0, Duration.ofSeconds(30)));
+            assertEquals(3, w.lastSeq());
+            assertTrue(w.healthy());
+        }
+        try (var lines = Files.lines(Segments.file(dir, 1))) {
+            assertEquals(3, lines.count());
+        }
+    }
+
+    private static void awaitWriterThreadIdle() throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            Thread writer = Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("dogama-audit-writer")).findFirst().orElse(null);
+            if (writer != null && writer.getState() == Thread.State.TIMED_WAITING) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "the writer thread is not idle after 30 s");
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
      * With nobody else writing, the caller writes and syncs its own line; a sync that ends after the caller's
      * deadline is reported as not in time, as a caller waiting for the writer thread would have been told.
      */
