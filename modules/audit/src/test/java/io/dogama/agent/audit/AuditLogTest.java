@@ -14,9 +14,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -184,10 +188,10 @@ class AuditLogTest {
         int threads = 12;
         int each = 40;
         List<Thread> started = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger refused = new AtomicInteger();
         try (AuditLog log = AuditLog.open(dir(), 4096, key(), Clock.systemUTC())) {
-            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            CountDownLatch go = new CountDownLatch(1);
             for (int t = 0; t < threads; t++) {
                 int base = t * each * 2;
                 Runnable writer = () -> {
@@ -208,7 +212,7 @@ class AuditLogTest {
             }
             go.countDown();
             for (Thread t : started) {
-                t.join(java.time.Duration.ofSeconds(60));
+                t.join(Duration.ofSeconds(60));
                 assertFalse(t.isAlive(), "a writer is still running after 60 s");
             }
             assertEquals(List.of(), failures);

@@ -49,6 +49,8 @@ public final class Writer implements AutoCloseable {
     static final Duration SYNC_INTERVAL = Duration.ofSeconds(1);
     /** Most events written per batch (and per sync). */
     private static final int MAX_BATCH = 256;
+    /** How long {@link #close} waits for the writer thread, and then for a caller still writing. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
     /** A repeated write failure is logged at most this often (each one is counted). */
     private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(60);
 
@@ -71,6 +73,8 @@ public final class Writer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Held by whoever writes: the writer thread, or a caller of {@link #writeDurably} writing its own line. */
     private final ReentrantLock writing = new ReentrantLock();
+    /** Set by {@link #close} before it closes the file: from then on a closed channel stays closed. */
+    private volatile boolean shut;
 
     // Guarded by writing once the writer thread runs.
     private FileChannel channel;
@@ -218,7 +222,9 @@ public final class Writer implements AutoCloseable {
         if (writing.tryLock()) {
             boolean tookStop;
             try {
-                tookStop = writeQueued();
+                // Once the log is closing, the writer thread alone writes (it ends on the stop and writes what is
+                // queued behind it), so no caller writes to a file being closed.
+                tookStop = !closed.get() && writeQueued(new ArrayList<>());
             } finally {
                 writing.unlock();
             }
@@ -292,27 +298,22 @@ public final class Writer implements AutoCloseable {
             boolean interrupted = Thread.interrupted(); // from close(), as a stop
             writing.lock();
             try {
-                batch.clear();
-                queue.drainTo(batch, MAX_BATCH);
-                boolean stop = batch.remove(STOP) || interrupted;
-                if (batch.isEmpty() && !stop) {
-                    if (unsynced) {
+                boolean stop = writeQueued(batch) || interrupted;
+                if (!stop) {
+                    if (batch.isEmpty() && unsynced) {
                         sync(List.of());
                     }
                     continue;
                 }
+                // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
+                batch.clear();
+                queue.drainTo(batch);
+                batch.remove(STOP);
                 write(batch);
-                if (stop) {
-                    // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
-                    batch.clear();
-                    queue.drainTo(batch);
-                    batch.remove(STOP);
-                    write(batch);
-                    if (unsynced) {
-                        sync(List.of());
-                    }
-                    return;
+                if (unsynced) {
+                    sync(List.of());
                 }
+                return;
             } finally {
                 writing.unlock();
             }
@@ -320,16 +321,12 @@ public final class Writer implements AutoCloseable {
     }
 
     /**
-     * A caller's batch: what is queued now. Once the log is closing, the writer thread alone writes (it ends on
-     * the stop and writes what is queued behind it), so no caller writes to a file being closed.
+     * Writes one batch of what is queued now into {@code batch}, under the lock.
      *
-     * @return whether it took a stop that came in between, which the caller must put back for the thread
+     * @return whether it took the stop, which the thread ends on and a caller must put back for the thread
      */
-    private boolean writeQueued() {
-        if (closed.get()) {
-            return false;
-        }
-        List<Pending> batch = new ArrayList<>();
+    private boolean writeQueued(List<Pending> batch) {
+        batch.clear();
         queue.drainTo(batch, MAX_BATCH);
         boolean stop = batch.remove(STOP);
         write(batch);
@@ -405,8 +402,8 @@ public final class Writer implements AutoCloseable {
      * Runs a step on the file; if an interrupt closed the channel, opens the file again at its last complete
      * line and runs the step once more, with the interrupt held back until it is done. A file channel is
      * interruptible, and callers write too: a request's thread interrupted by the server's forced stop would
-     * otherwise close the log for every later line. Only an interrupt closes it while the lock is held
-     * ({@link #close} takes the lock).
+     * otherwise close the log for every later line. While the log is open only an interrupt closes it
+     * ({@link #close} sets {@link #shut} first).
      */
     private void reopeningOnce(FileStep step) throws IOException {
         boolean interrupted = false;
@@ -414,6 +411,9 @@ public final class Writer implements AutoCloseable {
             try {
                 step.run();
             } catch (ClosedChannelException e) {
+                if (shut) {
+                    throw e;
+                }
                 interrupted = Thread.interrupted();
                 if (!channel.isOpen()) {
                     channel = FileChannel.open(Segments.file(dir, fileNumber), StandardOpenOption.WRITE);
@@ -523,15 +523,25 @@ public final class Writer implements AutoCloseable {
             }
         }
         try {
-            thread.join(Duration.ofSeconds(5));
+            thread.join(CLOSE_WAIT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        writing.lock();
+        // A writer stuck in a sync on a hung disk is waited for as long as the thread was, not for ever: the
+        // file is closed under it then, as it was before callers wrote.
+        shut = true;
+        boolean locked = false;
+        try {
+            locked = writing.tryLock(CLOSE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         try {
             closeChannel();
         } finally {
-            writing.unlock();
+            if (locked) {
+                writing.unlock();
+            }
         }
     }
 }

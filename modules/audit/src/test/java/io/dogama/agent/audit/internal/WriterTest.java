@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +43,7 @@ class WriterTest {
                 assertTrue(Thread.interrupted(), "the caller's interrupt is kept");
             }
             assertTrue(written);
-            var otherWrote = new java.util.concurrent.atomic.AtomicBoolean();
+            var otherWrote = new AtomicBoolean();
             Thread other = Thread.ofVirtual().start(() -> otherWrote.set(w.writeDurably(event(2), 0, Duration.ofSeconds(30))));
             other.join(Duration.ofSeconds(30));
             assertFalse(other.isAlive());
@@ -56,7 +58,7 @@ class WriterTest {
     }
 
     private static void awaitWriterThreadIdle() throws InterruptedException {
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             Thread writer = Thread.getAllStackTraces().keySet().stream()
                     .filter(t -> t.getName().equals("dogama-audit-writer")).findFirst().orElse(null);
