@@ -65,6 +65,9 @@ class ProcessE2ETest {
         // The heap the memory budget is stated for (docs/performance.md, "Memory"), not the JVM's default.
         assertTrue(flags.contains("-XX:+UseSerialGC"), flags);
         assertTrue(flags.contains("-XX:MaxHeapSize=100663296"), flags);
+        // The young generation whose survivor spaces hold what 32 connections have in flight at a collection.
+        assertTrue(flags.contains("-XX:MaxNewSize=16777216"), flags);
+        assertTrue(flags.contains("-XX:SurvivorRatio=4"), flags);
         assertTrue(flags.contains("-XX:TrimNativeHeapInterval=2000"), flags);
         // No perf data file outside the data directory (jcmd above reached the JVM without it).
         assertTrue(flags.contains("-XX:-UsePerfData"), flags);
@@ -127,10 +130,10 @@ class ProcessE2ETest {
     void anOutOfMemoryErrorEndsTheProcess() throws Exception {
         e2e.stopAgent();
         // A heap too small for the agent: it runs out while it starts, in whichever thread. The launcher
-        // and the image's options are the production ones; JDK_JAVA_OPTIONS only sets the heap size (both
-        // bounds: the image's initial 16 MiB may not exceed a smaller maximum).
+        // and the image's options are the production ones; JDK_JAVA_OPTIONS only sets the heap size (all three:
+        // the image's initial 32 MiB and young 16 MiB may not exceed a smaller maximum).
         Result r = run(List.of(RepoLayout.agentLauncher().toString(), "--config", e2e.config().toString()),
-                Map.of("JDK_JAVA_OPTIONS", "-Xms4m -Xmx4m"));
+                Map.of("JDK_JAVA_OPTIONS", "-Xms4m -Xmx4m -Xmn2m"));
         assertEquals(OOM_STATUS, r.status(), r.output());
         assertTrue(r.output().contains("Terminating due to java.lang.OutOfMemoryError"), r.output());
     }

@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class LargeJournalTest {
     /** More than the 1,000,000 nonces the default capacity's table holds at 30 s of 30,000 req/s. */
     private static final int LINES = 1_300_000;
-    /** The heap of the agent's image and its collector. */
-    private static final List<String> IMAGE_HEAP = List.of("-Xmx96m", "-XX:+UseSerialGC");
+    /** The heap of the agent's image (jlink/pom.xml, dogama.image.jvm) and its collector. */
+    private static final List<String> IMAGE_HEAP = List.of("-Xmx96m", "-Xmn16m", "-XX:+UseSerialGC");
 
     @TempDir
     Path dir;
