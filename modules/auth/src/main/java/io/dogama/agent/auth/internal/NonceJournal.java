@@ -29,8 +29,8 @@ import java.util.Set;
  * for: it began then, or it has forgotten the nonces of earlier requests. Forgetting always raises it
  * first: the start segment's header carries at least {@code start - retention} (the lines it drops
  * expired before the start: their requests were timestamped before that), and a new segment's header at
- * least {@code now - retention} before the segments whose every line expired before now are deleted.
- * So a restart, after the clock was set back by any amount, refuses as before the memory every request
+ * least {@code now - retention} before the segments whose every line expired before now are deleted (and
+ * when no new segment could be made, nothing is deleted: NoSpaceTest). So a restart, after the clock was set back by any amount, refuses as before the memory every request
  * whose nonce a deletion may have forgotten, instead of taking it as new (ClockStepTest).
  *
  * <p>Files: {@value #FILE} is the segment written at start (every unexpired nonce of the previous run,
@@ -432,7 +432,7 @@ final class NonceJournal implements AutoCloseable {
 
     /**
      * Appends lines and forces them to disk; first starts a new segment when the current one is
-     * {@link #SEGMENT_MILLIS} old, and then deletes the closed segments whose nonces have all expired.
+     * {@link #SEGMENT_MILLIS} old, and once it is made deletes the closed segments whose nonces have all expired.
      *
      * @param lines          complete lines
      * @param length         bytes of {@code lines} to write
@@ -445,6 +445,10 @@ final class NonceJournal implements AutoCloseable {
             try {
                 rotate(nowMillis);
                 rotateAgainMillis = Long.MIN_VALUE;
+                // Only now: the new segment's header, on disk, carries the start that makes the deleted lines
+                // unnecessary. Without it (no file could be made) the raised start lives only in memory, and a
+                // restart after the clock went back would take a deleted nonce's replay for a new request.
+                deleteExpired(nowMillis);
             } catch (IOException e) {
                 // No new file (no inode left, a file system that refuses to create one): nothing of the current
                 // segment was touched, so the lines go on into it, which only grows longer, and a new segment is
@@ -456,7 +460,6 @@ final class NonceJournal implements AutoCloseable {
                 }
                 rotateAgainMillis = nowMillis + ROTATE_RETRY_MILLIS;
             }
-            deleteExpired(nowMillis);
         }
         appender.write(ByteBuffer.wrap(lines, 0, length));
         appender.force();

@@ -133,4 +133,32 @@ class NoSpaceTest {
         assertTrue(Files.readString(dir.resolve(NonceJournal.FILE + ".1")).contains("nonce-0000000000000004"),
                 "a new segment once files can be made again");
     }
+
+    /**
+     * A closed segment is deleted only right after a new segment was made, whose header carries at least the
+     * earliest timestamp the deleted lines covered (ClockStepTest). With no file to be made, the raised start
+     * lived only in memory, yet the segments whose lines had expired by a clock stepped ahead were deleted all
+     * the same: once the clock was back, a restarted agent took a captured request for a new one.
+     */
+    @Test
+    void noSegmentIsDeletedWhenNoNewOneCouldCarryTheStartOfTheMemory() throws Exception {
+        String captured = "nonce-captured-00000001";
+        TestClock clock = new TestClock(T0);
+        FillableDisk disk = new FillableDisk();
+        try (NonceMemory m = memory(clock, disk)) {
+            assertEquals(Admission.ADMITTED, m.admit(captured, T0));
+            clock.advance(Duration.ofMillis(NonceJournal.SEGMENT_MILLIS));
+            // A new segment (its header: the memory began at T0); the start segment, holding the captured
+            // nonce, is closed.
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000002", clock.instant()));
+            disk.noInodes = true;
+            clock.set(T0.plus(NonceStore.RETENTION).plusSeconds(30)); // ahead: the captured line has expired
+            assertEquals(Admission.ADMITTED, m.admit("nonce-0000000000000003", clock.instant()));
+            assertTrue(Files.exists(dir.resolve(NonceJournal.FILE)), "the closed segment is kept");
+        }
+        // The clock is set back, the agent restarts.
+        try (NonceMemory back = memory(new TestClock(T0.plusSeconds(5)), new FillableDisk())) {
+            assertEquals(Admission.REPLAYED, back.admit(captured, T0), "the replay: its line is still on disk");
+        }
+    }
 }
