@@ -39,7 +39,12 @@ public final class Authenticator {
      * once the agent's clock catches up, so whoever recorded them could send them then; remembered, they are
      * refused as replays. Only a request under the secret gets that far, so the memory this takes is bounded
      * by what the control plane itself sent. Beyond it (a clock off by more than that) the request is refused
-     * but not remembered, and can be replayed once the agent's clock reaches it.
+     * but not remembered, and can be replayed once the agent's clock reaches it. This is a defence beyond SPEC
+     * section 3 (which asks for the window only), and a best-effort one: such a nonce is not remembered either
+     * when the memory is full or its journal's disk has fallen behind (the request is refused all the same),
+     * and a journal lost or cut short is made up for the window alone (requests timestamped before the start
+     * plus {@link #WINDOW} are refused), not for these ten minutes, which would refuse every request for as
+     * long.
      */
     public static final Duration FUTURE_MEMORY = Duration.ofMinutes(10);
     /** The only accepted authorization scheme, compared exactly (case-sensitive). */

@@ -5,6 +5,7 @@ import static io.dogama.agent.policy.Fixture.list;
 import static io.dogama.agent.policy.Fixture.map;
 import static io.dogama.agent.policy.Fixture.sub;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -105,6 +106,28 @@ class AdminConfigTest {
     @Test
     void theFilesystemRootIsNeverAnAllowedRoot() {
         assertRefused("allowedRoots.instances: is_filesystem_root", c -> c.put("allowedRoots", map("instances", "/")));
+    }
+
+    /**
+     * One root inside another: a template of the outer root could name the inner root itself as a source (a source
+     * may be anything strictly below its own root) and mount it whole, whatever templates of the inner one allow.
+     */
+    @Test
+    void aRootMayNeitherContainNorLieInsideAnotherRoot() throws IOException {
+        Path inner = Files.createDirectories(f.instances.resolve("shared"));
+        assertRefused("allowedRoots.instances: overlaps_allowed_root", c -> c.put("allowedRoots",
+                map("instances", f.instances.toString(), "shared", inner.toString())));
+        assertRefused("allowedRoots.shared: overlaps_allowed_root", c -> c.put("allowedRoots",
+                map("instances", f.instances.toString(), "shared", inner.toString())));
+        Path link = Files.createSymbolicLink(tmp.resolve("roundabout"), inner); // the same through a link
+        assertRefused("allowedRoots.shared: overlaps_allowed_root", c -> c.put("allowedRoots",
+                map("instances", f.instances.toString(), "shared", link.toString())));
+        assertRefused("allowedRoots.twice: overlaps_allowed_root", c -> c.put("allowedRoots",
+                map("instances", f.instances.toString(), "twice", f.instances.toString())));
+        Path beside = Files.createDirectories(tmp.resolve("beside"));
+        Map<String, Object> config = f.configMap();
+        config.put("allowedRoots", map("instances", f.instances.toString(), "beside", beside.toString()));
+        assertDoesNotThrow(() -> AdminConfig.parse(json(config)), "two roots side by side");
     }
 
     @Test

@@ -1,12 +1,15 @@
 package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Ids;
+import io.dogama.agent.core.Labels;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.core.Protocol;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.ContainerSummary;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerNotFoundException;
@@ -110,31 +113,49 @@ final class Approvals {
     /**
      * The claims of every registered instance, from one read of the registry, each plan parsed once (SPEC 8.3
      * and 8.4, 1.1): fed to the validator's overlap and port rules at validation, at a registration, and (the
-     * sources) before every start. A plan that no longer parses claims nothing (it did when stored).
+     * sources) before every start. An instance whose record cannot be read (it fails its MAC: {@link
+     * Lookup.Tampered}; or its plan, authentic, no longer parses) is never acted on, but its container may still
+     * run with its mounts and hold its ports: so it claims what its containers hold, as the engine shows them
+     * (every container labelled with its ID, running or not: their bind mounts' sources and their port
+     * bindings). Claiming nothing would let another plan take its sources and ports (fail open); refusing every
+     * plan while one record is unreadable would stop the agent for one damaged entry. A key that is not a valid
+     * instance ID (forged with the file itself) names no container the agent made, and claims nothing.
      *
      * @return the claims
+     * @throws DockerException   if the engine failed while the claims of an unreadable record were looked up
      * @throws RegistryException if the registry failed
      */
-    Claims registered() throws RegistryException {
+    Claims registered() throws DockerException, RegistryException {
         Map<String, List<HostPort>> bindings = new HashMap<>();
         Map<String, List<String>> sources = new HashMap<>();
         for (Lookup l : registry.all()) {
-            if (l instanceof Lookup.Found f) {
-                List<HostPort> b = new ArrayList<>();
-                List<String> s = new ArrayList<>();
-                claims(f.record().canonicalPlan(), b, s);
-                f.record().prior().ifPresent(p -> claims(p.canonicalPlan(), b, s));
-                bindings.put(f.record().instanceId(), b);
-                sources.put(f.record().instanceId(), s);
+            List<HostPort> b = new ArrayList<>();
+            List<String> s = new ArrayList<>();
+            boolean readable = switch (l) {
+                case Lookup.Found f -> claims(f.record().canonicalPlan(), b, s)
+                        & f.record().prior().map(p -> claims(p.canonicalPlan(), b, s)).orElse(true);
+                case Lookup.Tampered t -> false;
+                case Lookup.Absent a -> true;
+            };
+            if (!readable && Ids.isId(l.instanceId())) {
+                claimsOfContainers(l.instanceId(), b, s);
+            }
+            if (!b.isEmpty() || !s.isEmpty() || l instanceof Lookup.Found) {
+                bindings.put(l.instanceId(), b);
+                sources.put(l.instanceId(), s);
             }
         }
         return new Claims(bindings, sources);
     }
 
-    /** Adds the host bindings a registered plan publishes and the bind sources it names (none if it does not parse). */
-    private static void claims(String canonicalPlan, List<HostPort> bindings, List<String> sources) {
+    /**
+     * Adds the host bindings a registered plan publishes and the bind sources it names.
+     *
+     * @return false if the plan does not parse (then nothing is added)
+     */
+    private static boolean claims(String canonicalPlan, List<HostPort> bindings, List<String> sources) {
         if (!(PlanParser.parse(canonicalPlan.getBytes(StandardCharsets.UTF_8)) instanceof Outcome.Ok<Plan> ok)) {
-            return;
+            return false;
         }
         for (Plan.Port p : ok.value().ports()) {
             Optional<Protocol> proto = Protocol.parse(p.protocol());
@@ -143,6 +164,26 @@ final class Approvals {
             }
         }
         ok.value().mounts().forEach(m -> sources.add(m.source()));
+        return true;
+    }
+
+    /** Adds what the containers labelled with {@code instanceId} hold: their bind sources and host bindings. */
+    private void claimsOfContainers(String instanceId, List<HostPort> bindings, List<String> sources)
+            throws DockerException {
+        for (ContainerSummary c : docker.listContainersByLabel(Labels.INSTANCE_ID, instanceId)) {
+            Optional<ContainerInfo> info = docker.inspectContainer(c.id());
+            if (info.isEmpty()) {
+                continue; // removed since the listing: it holds nothing any more
+            }
+            for (HostConfigView.MountView m : info.get().hostConfig().mounts()) {
+                if ("bind".equals(m.type())) {
+                    sources.add(m.source());
+                }
+            }
+            for (HostConfigView.PortBindingView p : info.get().hostConfig().portBindings()) {
+                bindings.add(p.host());
+            }
+        }
     }
 
     /**
@@ -189,9 +230,10 @@ final class Approvals {
      * @param approved the plan's approval
      * @param write    the registry write that registers it
      * @throws Abort             {@code plan_rejected} or {@code port_conflict}, or the write's own
+     * @throws DockerException   if the engine failed while an unreadable record's claims were looked up
      * @throws RegistryException if the registry failed
      */
-    void register(Approved approved, Registration write) throws Abort, RegistryException {
+    void register(Approved approved, Registration write) throws Abort, DockerException, RegistryException {
         synchronized (registrations) {
             if (registered.get() != approved.registrationsSeen()) {
                 Claims claims = registered();

@@ -3,6 +3,7 @@ package io.dogama.agent.lifecycle.internal;
 import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.docker.ContainerInfo;
+import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.HostConfigView;
 import io.dogama.agent.policy.PlanPolicy;
 import io.dogama.agent.registry.RegistryException;
@@ -28,9 +29,11 @@ final class Mounts {
      * @param container     the container as inspected
      * @throws Abort             {@code plan_rejected} ({@code mount_changed}, {@code not_found},
      *                           {@code unsafe_ancestor}, {@code source_overlaps_instance}, ...)
+     * @throws DockerException   if the engine failed while an unreadable record's claims were looked up
      * @throws RegistryException if the registry failed
      */
-    void revalidateMounts(String canonicalPlan, ContainerInfo container) throws Abort, RegistryException {
+    void revalidateMounts(String canonicalPlan, ContainerInfo container)
+            throws Abort, DockerException, RegistryException {
         List<ContainerSpec.BindMount> created = new ArrayList<>();
         for (HostConfigView.MountView m : container.hostConfig().mounts()) {
             if ("bind".equals(m.type())) {

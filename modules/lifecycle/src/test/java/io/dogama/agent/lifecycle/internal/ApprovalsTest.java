@@ -1,6 +1,7 @@
 package io.dogama.agent.lifecycle.internal;
 
 import static io.dogama.agent.lifecycle.internal.Harness.bytes;
+import static io.dogama.agent.lifecycle.internal.Harness.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -147,7 +148,7 @@ class ApprovalsTest {
                             Optional.empty(), Optional.empty()));
                     written.add("a");
                 });
-            } catch (Abort | RegistryException e) {
+            } catch (Abort | DockerException | RegistryException e) {
                 throw new AssertionError(e);
             }
         });
@@ -159,7 +160,7 @@ class ApprovalsTest {
                 second.complete(null);
             } catch (Abort e) {
                 second.complete(e);
-            } catch (RegistryException e) {
+            } catch (DockerException | RegistryException e) {
                 second.completeExceptionally(e);
             }
         });
@@ -274,6 +275,107 @@ class ApprovalsTest {
         assertEquals(2, counting.walks.get(), "registry walks for two approvals");
         assertTrue(rules(sameSource).contains(Rules.SOURCE_OVERLAPS_INSTANCE),
                 "the registered bind source: " + rules(sameSource));
+    }
+
+    /**
+     * A record that fails its MAC is never acted on, but its container may still run with its bind mount and hold
+     * its host port: it claims what its containers hold, as the engine shows them. Before, it claimed nothing, so
+     * another plan could take the very folder and port of an instance the agent had stopped managing. The same for
+     * an authentic record whose plan no longer parses (a parser limit lowered in an upgrade). A record whose
+     * instance has no container claims nothing: nothing is mounted or published for it.
+     */
+    @Test
+    void anUnreadableRecordClaimsWhatItsContainersHold() throws Exception {
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        int port = Harness.port();
+        Path taken = h.source("claimed-by-a");
+        String a = h.newId();
+        ok(h.ops.create(bytes(h.plan(a, taken, port, "hi")))); // a real container, created (not started)
+        Path free = h.source("claimed-by-nobody");
+        String noContainer = h.newId();
+        Approvals.Approved c = approvals.approveCreate(parse(h.plan(noContainer, free, Harness.port(), "hi")));
+        approvals.register(c, () -> h.registry.insert(Records.record(c.plan(), InstanceState.CREATING, 0,
+                Optional.empty(), Optional.empty(), Optional.empty())));
+        Path inside = Files.createDirectory(taken.resolve("inner"));
+
+        for (Unreadable kind : Unreadable.values()) {
+            Approvals after = new Approvals(h.docker, new Damaged(h.registry, Set.of(a, noContainer), kind), h.policy);
+            Abort sameSource = expectAbort(() -> after.approveCreate(parse(h.plan(h.newId(), inside, Harness.port(),
+                    "hi"))));
+            assertTrue(rules(sameSource).contains(Rules.SOURCE_OVERLAPS_INSTANCE), kind + ": " + rules(sameSource));
+            Abort samePort = expectAbort(() -> after.approveCreate(parse(h.plan(h.newId(), h.source("b-" + kind),
+                    port, "hi"))));
+            assertEquals(ProblemCode.PORT_CONFLICT, samePort.code(), kind + ": the port of a created container");
+            Approvals.Claims claims = after.registered();
+            assertEquals(List.of(taken.toString()), claims.sources().get(a), kind + ": the source its container mounts");
+            assertTrue(claims.sources().getOrDefault(noContainer, List.of()).isEmpty(), kind + ": no container, no claim");
+            after.approveCreate(parse(h.plan(h.newId(), free, Harness.port(), "hi"))); // no container: no claim
+        }
+    }
+
+    /** How a record cannot be read. */
+    private enum Unreadable { TAMPERED, PLAN_DOES_NOT_PARSE }
+
+    /** The real registry, except that the records of some instances cannot be read. */
+    private static final class Damaged implements Registry {
+        private final Registry real;
+        private final Set<String> damaged;
+        private final Unreadable kind;
+
+        Damaged(Registry real, Set<String> damaged, Unreadable kind) {
+            this.real = real;
+            this.damaged = damaged;
+            this.kind = kind;
+        }
+
+        private Lookup damage(Lookup l) {
+            if (!(l instanceof Lookup.Found f) || !damaged.contains(l.instanceId())) {
+                return l;
+            }
+            InstanceRecord r = f.record();
+            return switch (kind) {
+                case TAMPERED -> new Lookup.Tampered(l.instanceId());
+                case PLAN_DOES_NOT_PARSE -> new Lookup.Found(new InstanceRecord(r.instanceId(), r.containerId(),
+                        r.containerName(), r.templateId(), r.templateVersion(), r.planDigest(), "{\"not\":\"a plan\"}",
+                        r.state(), r.revision(), r.prior(), r.step()), f.generation());
+            };
+        }
+
+        @Override
+        public Lookup get(String instanceId) throws RegistryException {
+            return damage(real.get(instanceId));
+        }
+
+        @Override
+        public List<Lookup> all() throws RegistryException {
+            return real.all().stream().map(this::damage).toList();
+        }
+
+        @Override
+        public CasResult insert(InstanceRecord record) throws RegistryException {
+            return real.insert(record);
+        }
+
+        @Override
+        public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
+            return real.replace(expectedGeneration, next);
+        }
+
+        @Override
+        public CasResult remove(String instanceId, long expectedGeneration) throws RegistryException {
+            return real.remove(instanceId, expectedGeneration);
+        }
+
+        @Override
+        public int maxInstances() {
+            return real.maxInstances();
+        }
+
+        @Override
+        public void close() {
+            // the harness closes the real one
+        }
     }
 
     private static List<String> rules(Abort a) {

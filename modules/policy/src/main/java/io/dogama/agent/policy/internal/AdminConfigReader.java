@@ -32,6 +32,8 @@ public final class AdminConfigReader {
     private static final Set<String> LISTEN_FIELDS = Set.of("host", "port");
     private static final Set<String> RANGE_FIELDS = Set.of("min", "max");
     private static final Set<String> LIMIT_FIELDS = Set.of("memoryBytes", "nanoCpus", "pidsLimit", "instances");
+    /** Config rule: an allowed root lies inside another, or contains it. */
+    static final String OVERLAPS_ALLOWED_ROOT = "overlaps_allowed_root";
     private static final int MAX_DEPTH = 8;
     private static final int MAX_SHORT = 256;
 
@@ -246,8 +248,8 @@ public final class AdminConfigReader {
 
     /**
      * The rules shared by the parser and the record's constructor: literal listen host, absolute clean paths, roots that are
-     * not {@code /} and neither contain nor lie inside the Docker socket's folder or the data
-     * directory and do not contain the secret file, approvable network names, literal host IPs. Paths
+     * not {@code /}, neither contain nor lie inside the Docker socket's folder, the data directory or
+     * another root, and do not contain the secret file, approvable network names, literal host IPs. Paths
      * are compared in their best-effort real form ({@link PathRules#resolveExisting}).
      *
      * @return every problem as {@code field: rule}
@@ -294,6 +296,13 @@ public final class AdminConfigReader {
             if (forms.stream().anyMatch(r -> secrets.stream().anyMatch(x -> x.startsWith(r)))) {
                 p.add(field + ": contains_secret_file");
             }
+            // One root inside another would let a template of the outer one mount the inner root whole, whatever
+            // the templates of the inner one allow (a source may be anything strictly below its own root).
+            roots.forEach((otherName, other) -> {
+                if (!otherName.equals(name) && other.isAbsolute() && overlap(forms, PathRules.forms(other))) {
+                    p.add(field + ": " + OVERLAPS_ALLOWED_ROOT);
+                }
+            });
         });
         if (networks.isEmpty()) {
             p.add("networks: empty");

@@ -247,13 +247,15 @@ public final class PathRules {
         }
         int before = out.size();
         Path r = real.get();
-        boolean inside = r.startsWith(root) && !r.equals(root);
-        if (!inside) {
+        if (!r.startsWith(root) || r.equals(root)) {
+            // Nothing more about a path outside: a link planted below the root would otherwise tell what lies
+            // where it points (a name in the data directory, a device), as real() promises it cannot.
             out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+            return Optional.empty();
         }
         forbidden(r, field, out);
         fileType(r, field, out);
-        if (inside && !(safeAncestors(root, r) && safeLinks(source, root))) {
+        if (!(safeAncestors(root, r) && safeLinks(source, root))) {
             out.add(new Violation(field, Rules.UNSAFE_ANCESTOR));
         }
         return out.size() == before ? real : Optional.empty();
@@ -348,7 +350,8 @@ public final class PathRules {
             }
             Path r = real.get();
             if (config.allowedRoots().values().stream().noneMatch(r::startsWith)) {
-                out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT));
+                out.add(new Violation(field, Rules.OUTSIDE_ALLOWED_ROOT)); // and nothing more: see bindSource
+                continue;
             }
             forbidden(r, field, out);
             fileType(r, field, out);

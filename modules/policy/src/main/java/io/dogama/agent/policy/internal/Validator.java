@@ -168,7 +168,8 @@ public final class Validator {
             Template.EnvRule rule = t.env().get(e.getKey());
             if (rule == null) {
                 v.add(new Violation(field, Rules.UNDECLARED_ENV));
-            } else if (!rule.accepts(e.getValue())) {
+            } else if (e.getValue().indexOf('\0') >= 0 || !rule.accepts(e.getValue())) {
+                // A NUL ends a C string: no process can be given it, whatever the template's pattern lets through.
                 v.add(new Violation(field, Rules.ENV_PATTERN));
             }
         }
