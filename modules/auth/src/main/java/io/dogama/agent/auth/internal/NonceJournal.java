@@ -30,8 +30,9 @@ import java.util.Set;
  * first: the start segment's header carries at least {@code start - retention} (the lines it drops
  * expired before the start: their requests were timestamped before that), and a new segment's header at
  * least {@code now - retention} before the segments whose every line expired before now are deleted (and
- * when no new segment could be made, nothing is deleted: NoSpaceTest). So a restart, after the clock was set back by any amount, refuses as before the memory every request
- * whose nonce a deletion may have forgotten, instead of taking it as new (ClockStepTest).
+ * when no new segment could be made, nothing is deleted: NoSpaceTest). So a restart, after the clock was
+ * set back by any amount, refuses as before the memory every request whose nonce a deletion may have
+ * forgotten, instead of taking it as new (ClockStepTest).
  *
  * <p>Files: {@value #FILE} is the segment written at start (every unexpired nonce of the previous run,
  * rewritten to a temporary file, forced and renamed atomically) and appended to until

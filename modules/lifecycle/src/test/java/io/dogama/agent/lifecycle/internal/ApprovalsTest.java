@@ -308,8 +308,10 @@ class ApprovalsTest {
                     port, "hi"))));
             assertEquals(ProblemCode.PORT_CONFLICT, samePort.code(), kind + ": the port of a created container");
             Approvals.Claims claims = after.registered();
-            assertEquals(List.of(taken.toString()), claims.sources().get(a), kind + ": the source its container mounts");
-            assertTrue(claims.sources().getOrDefault(noContainer, List.of()).isEmpty(), kind + ": no container, no claim");
+            assertEquals(List.of(taken.toString()), claims.sources().get(a),
+                    kind + ": the source its container mounts");
+            assertTrue(claims.sources().getOrDefault(noContainer, List.of()).isEmpty(),
+                    kind + ": no container, no claim");
             after.approveCreate(parse(h.plan(h.newId(), free, Harness.port(), "hi"))); // no container: no claim
         }
     }
