@@ -24,19 +24,23 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The agent's audit log (SPEC section 14): one hash-chained JSON line per event, written by one
- * thread from a bounded queue, so that a request never touches the file itself.
+ * The agent's audit log (SPEC section 14): one hash-chained JSON line per event, from a bounded queue,
+ * written by the log's own thread or, for a mutation's line when nobody else is writing, by the
+ * mutation's request itself ({@code Writer}).
  *
  * <p>Two ways to write, by what is at stake:
  * <ul>
- * <li>{@link #record}: for a mutation's begin and end. The caller waits (at most {@link #DURABLE_WAIT})
- *     until the line is synced to disk. A mutation whose begin line cannot be written is not done:
- *     the caller answers 503 {@code busy}. So no mutation ever happens unaudited.</li>
+ * <li>{@link #record}: for a mutation's begin and end. The caller returns once the line is synced to
+ *     disk: a line queued behind others is waited for at most {@link #DURABLE_WAIT}; a line the caller
+ *     writes itself is reported as not written if its sync returned later than that, but a disk that
+ *     hangs inside the sync holds the caller (and the agent's stop) for as long as it hangs, as the
+ *     registry's forced writes of the same mutation would. A mutation whose begin line cannot be written
+ *     is not done: the caller answers 503 {@code busy}. So no mutation ever happens unaudited.</li>
  * <li>{@link #note} and {@link #noteUnauthenticated}: for refusals, best effort. A full queue drops
  *     the event (counted in {@link #dropped()}); unauthenticated refusals are also limited to
  *     {@link #UNAUTHENTICATED_PER_SECOND} lines a second (the excess is counted and written as
  *     {@code suppressedBefore} on the next such line), so that anyone on the network cannot fill the
- *     disk through the log and so stop the agent's mutations.</li>
+ *     disk quickly through the log. That slows a flood, it does not bound it (README, "Audit log").</li>
  * </ul>
  */
 public final class AuditLog implements AutoCloseable {

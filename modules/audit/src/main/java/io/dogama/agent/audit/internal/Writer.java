@@ -69,6 +69,7 @@ public final class Writer implements AutoCloseable {
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong syncs = new AtomicLong();
     private final AtomicLong lastSeq = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Held by whoever writes: the writer thread, or a caller of {@link #writeDurably} writing its own line. */
@@ -83,6 +84,8 @@ public final class Writer implements AutoCloseable {
     private long seq;
     private byte[] previous;
     private boolean unsynced;
+    /** {@link System#nanoTime} when the oldest line not yet synced was written. */
+    private long unsyncedSince;
     private long lastFailureLog;
 
     private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock) {
@@ -283,6 +286,11 @@ public final class Writer implements AutoCloseable {
         return lastSeq.get();
     }
 
+    /** @return syncs of the log's files that succeeded since it was opened */
+    long syncs() {
+        return syncs.get();
+    }
+
     /** @return events waiting */
     public int queued() {
         return queue.size();
@@ -300,7 +308,10 @@ public final class Writer implements AutoCloseable {
             try {
                 boolean stop = writeQueued(batch) || interrupted;
                 if (!stop) {
-                    if (batch.isEmpty() && unsynced) {
+                    // Also while lines keep coming: a wake that finds work never finds the queue empty, and a
+                    // refusal a second would otherwise keep every line unsynced until the kernel's own writeback.
+                    if (unsynced && (batch.isEmpty()
+                            || System.nanoTime() - unsyncedSince >= SYNC_INTERVAL.toNanos())) {
                         sync(List.of());
                     }
                     continue;
@@ -371,7 +382,10 @@ public final class Writer implements AutoCloseable {
             fileSize += line.length;
             seq = next;
             previous = mac;
-            unsynced = true;
+            if (!unsynced) {
+                unsynced = true;
+                unsyncedSince = System.nanoTime();
+            }
             written.incrementAndGet();
             lastSeq.set(seq);
             if (p.done() != null) {
@@ -433,6 +447,7 @@ public final class Writer implements AutoCloseable {
         try {
             reopeningOnce(() -> channel.force(false));
             unsynced = false;
+            syncs.incrementAndGet();
             healthy.set(true);
             waiting.forEach(p -> complete(p, true));
         } catch (IOException e) {
