@@ -59,10 +59,9 @@ final class AgentProcess implements AutoCloseable {
         // sent every plan, env values included, and could answer in the engine's name.
         TrustedPath.requireSocket("docker socket", config.dockerSocket());
         // Below an allowed root, PathRules checks every folder on the way to a bind source; above it, whoever
-        // could swap a folder could make the engine mount any host path at a container's next start.
-        for (var root : config.allowedRoots().entrySet()) {
-            TrustedPath.requireAncestors("allowed root " + root.getKey(), root.getValue());
-        }
+        // could swap a folder (or re-point a link the config names it through) could make the engine mount any
+        // host path at a container's next start.
+        TrustedPath.requireRoots(config);
         if (config.metricsFile().isPresent()) {
             TrustedPath.requireAncestors("metrics file", config.metricsFile().get()); // MetricsFile says why
         }

@@ -28,8 +28,8 @@ import java.util.stream.Stream;
  * the folder holding each link is checked, the link must be root's or the agent's, and its target is
  * walked alike, so that a link reached through another link is checked with the folder holding it.
  *
- * <p>A path whose file or folder does not exist passes as far as it goes: the caller reports it
- * missing (or, for the data directory, creates it in a folder that passed).
+ * <p>A path whose folder does not exist passes as far as it goes (the data directory is then created in a
+ * folder that passed); a file the agent reads ({@link #requireFile}) must exist when it is checked.
  */
 final class TrustedPath {
     private static final int STICKY = 01000;
@@ -67,7 +67,19 @@ final class TrustedPath {
      * @throws StartupException if the file or a folder above it may be changed by someone else
      */
     static void requireFile(String what, Path file) throws StartupException {
-        check(what, file, true, AgentUid.current());
+        checkFile(what, file, AgentUid.current());
+    }
+
+    /**
+     * As {@link #requireFile}, for the given agent UID (tests). A file that is missing is refused here, not later
+     * where it is read: in a sticky folder (which passes above a file) anyone could create it in between, and the
+     * agent would read a file of theirs; one that existed when checked is root's or the agent's, and in a sticky
+     * folder nobody else may remove or rename it.
+     */
+    static void checkFile(String what, Path file, int agentUid) throws StartupException {
+        if (new Walk(what, file, agentUid).run(true) == null) {
+            throw new StartupException(what + " " + file + " is missing", null);
+        }
     }
 
     /**
@@ -81,6 +93,31 @@ final class TrustedPath {
      */
     static void requireAncestors(String what, Path dir) throws StartupException {
         check(what, dir, false, AgentUid.current());
+    }
+
+    /**
+     * The folders above every allowed root, on the way the file names it as well as on its real path: the
+     * configured form may pass through a link (its target was resolved once, when the config was read), and
+     * whoever may re-point that link chooses the folder the next start takes as the root. Below a root the
+     * policy's path rules check every folder and link on the way to a bind source; above it they rely on this.
+     *
+     * @param config the configuration
+     * @throws StartupException if a folder or link on the way to a root may be changed by someone else
+     */
+    static void requireRoots(AdminConfig config) throws StartupException {
+        checkRoots(config, AgentUid.current());
+    }
+
+    /** As above, for the given agent UID (tests). */
+    static void checkRoots(AdminConfig config, int agentUid) throws StartupException {
+        for (Map.Entry<String, Path> root : config.allowedRoots().entrySet()) {
+            String what = "allowed root " + root.getKey();
+            check(what, root.getValue(), false, agentUid);
+            Path configured = config.configuredRoots().get(root.getKey());
+            if (configured != null && !configured.equals(root.getValue())) {
+                check(what, configured, false, agentUid);
+            }
+        }
     }
 
     /**
@@ -168,8 +205,9 @@ final class TrustedPath {
             this.agentUid = agentUid;
         }
 
-        void run(boolean includingLast) throws StartupException {
-            walk(path.toAbsolutePath(), includingLast, false);
+        /** @return the real path reached, or null where a step is missing */
+        Path run(boolean includingLast) throws StartupException {
+            return walk(path.toAbsolutePath(), includingLast, false);
         }
 
         /**

@@ -41,7 +41,7 @@ class TrustedPathTest {
     }
 
     private static void requireFile(Path p) throws StartupException {
-        TrustedPath.check("config file", p, true, AgentUid.current());
+        TrustedPath.checkFile("config file", p, AgentUid.current());
     }
 
     @Test
@@ -61,6 +61,40 @@ class TrustedPathTest {
         Path viaLink = Files.createSymbolicLink(dir.resolve("linked.json"), inRoot);
         assertThrows(StartupException.class,
                 () -> TrustedPath.requireOutsideRoots(config(root), Map.of("config file", viaLink)));
+    }
+
+    /**
+     * An allowed root the config names through a link: its target was resolved once, when the config was read, and
+     * only the real path was walked. Whoever owns the link (or may write the folder holding it) could re-point it,
+     * and the next start would take whatever folder it then names as the root. Now the configured way is walked
+     * too: a link someone else owns, or one in a folder others may write, refuses the start.
+     */
+    @Test
+    void theWayTheConfigNamesARootIsCheckedAsItsRealPath() throws IOException {
+        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        Path real = Files.createDirectories(base.resolve("srv/instances"));
+        Path ops = Files.createDirectory(base.resolve("ops"));
+        Path link = Files.createSymbolicLink(ops.resolve("instances"), real);
+        AdminConfig named = configNaming(real, link);
+        assertDoesNotThrow(() -> TrustedPath.checkRoots(named, AgentUid.ROOT), "root's link in root's folder");
+        Files.setAttribute(link, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        StartupException e = assertThrows(StartupException.class, () -> TrustedPath.checkRoots(named, AgentUid.ROOT));
+        assertTrue(e.getMessage().contains("allowed root instances " + link + ": " + link
+                + " is a link owned by UID " + OTHER_UID), e.getMessage());
+        Files.setAttribute(link, "unix:uid", AgentUid.ROOT, LinkOption.NOFOLLOW_LINKS);
+        Files.setPosixFilePermissions(ops, PosixFilePermissions.fromString("rwxrwxrwx")); // anyone may re-link
+        e = assertThrows(StartupException.class, () -> TrustedPath.checkRoots(named, AgentUid.ROOT));
+        assertTrue(e.getMessage().contains(ops + " is writable by group or others"), e.getMessage());
+    }
+
+    /** A configuration whose root {@code instances} is {@code real}, named in the file as {@code configured}. */
+    private AdminConfig configNaming(Path real, Path configured) {
+        Path data = base.resolve("data");
+        return new AdminConfig(new AdminConfig.Listen("127.0.0.1", 8480), base.resolve("run/docker.sock"),
+                base.resolve("secret"), data, Map.of("instances", real), Map.of("instances", configured),
+                List.of("dogama-net"), List.of("127.0.0.1"), new AdminConfig.PortRange(20000, 30000),
+                new AdminConfig.Limits(1L << 30, 1_000_000_000L, 64, 10), false, List.of(), java.util.Optional.empty(),
+                new AdminConfig.Audit(data.resolve("audit"), AdminConfig.DEFAULT_AUDIT_MAX_FILE_BYTES));
     }
 
     /** A configuration with the allowed root {@code instances} and, if given, {@code other}. */
@@ -201,10 +235,31 @@ class TrustedPathTest {
         Path data = Files.createDirectory(dir.resolve("data"));
         Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx")); // DataDirectory's to judge
         assertDoesNotThrow(() -> TrustedPath.check("data directory", data, false, AgentUid.current()));
-        assertDoesNotThrow(() -> requireFile(dir.resolve("missing/agent.json")));
+        assertDoesNotThrow(() -> TrustedPath.check("data directory", dir.resolve("missing/data"), false,
+                AgentUid.current()));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxr-x"));
         assertThrows(StartupException.class, () -> TrustedPath.check("data directory", data, false, AgentUid.current()));
+        assertThrows(StartupException.class, () -> TrustedPath.check("data directory", dir.resolve("missing/data"),
+                false, AgentUid.current()));
+    }
+
+    /**
+     * A file the agent reads must exist when it is checked. It passed as far as it went, and was read a moment later:
+     * in a sticky folder (which passes above a file) anyone could create it in between, with their own content (an
+     * ACL can let the agent read it), and the agent took their secret. Once checked, a file that is root's or the
+     * agent's cannot be removed or renamed by anyone else in a sticky folder.
+     */
+    @Test
+    void aFileTheAgentReadsMustExistWhenChecked() throws IOException {
+        Path sticky = Files.createDirectory(base.resolve("sticky"));
+        Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        StartupException e = assertThrows(StartupException.class, () -> requireFile(sticky.resolve("secret")));
+        assertTrue(e.getMessage().endsWith("config file " + sticky.resolve("secret") + " is missing"), e.getMessage());
         assertThrows(StartupException.class, () -> requireFile(dir.resolve("missing/agent.json")));
+        Files.writeString(sticky.resolve("secret"), "x");
+        Files.setPosixFilePermissions(sticky.resolve("secret"), PosixFilePermissions.fromString("rw-------"));
+        assertDoesNotThrow(() -> requireFile(sticky.resolve("secret")));
     }
 
     @Test
