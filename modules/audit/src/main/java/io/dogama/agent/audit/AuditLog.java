@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     the event (counted in {@link #dropped()}); unauthenticated refusals are also limited to
  *     {@link #UNAUTHENTICATED_PER_SECOND} lines a second (the excess is counted and written as
  *     {@code suppressedBefore} on the next such line), so that anyone on the network cannot fill the
- *     disk quickly through the log. That slows a flood, it does not bound it (README, "Audit log").</li>
+ *     disk quickly through the log; below a reserve of free space ({@code Writer.RESERVE_BYTES}) they are
+ *     counted and not written at all, which bounds a flood.</li>
  * </ul>
  */
 public final class AuditLog implements AutoCloseable {

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * One writer at a time. Requests put events in a bounded queue; a writer takes them in batches, gives each
@@ -51,6 +53,15 @@ public final class Writer implements AutoCloseable {
     private static final int MAX_BATCH = 256;
     /** How long {@link #close} waits for the writer thread, and then for a caller still writing. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    /**
+     * Free space kept for what must be written (a mutation's lines, and beside the log the registry and the nonce
+     * journal when they share its file system): below the lesser of this and a tenth of the file system, lines
+     * nobody waits for are dropped (counted) instead of written. Refusals can be caused by anyone on the network;
+     * the rate limit slows them, this bounds them.
+     */
+    public static final long RESERVE_BYTES = 128L * 1024 * 1024;
+    /** How often the free space is read again, at most. */
+    private static final Duration SPACE_CHECK_INTERVAL = Duration.ofSeconds(1);
     /** A repeated write failure is logged at most this often (each one is counted). */
     private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(60);
 
@@ -70,6 +81,14 @@ public final class Writer implements AutoCloseable {
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong syncs = new AtomicLong();
+    /** The free space of the log's file system, in bytes; negative when it cannot be read. */
+    private final LongSupplier usableSpace;
+    private final long reserve;
+    /** Held while the free space is read: when it is next read ({@link System#nanoTime}), and whether it was low. */
+    private final Object space = new Object();
+    private volatile long nextSpaceCheck;
+    private volatile boolean spaceChecked;
+    private volatile boolean low;
     private final AtomicLong lastSeq = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Held by whoever writes: the writer thread, or a caller of {@link #writeDurably} writing its own line. */
@@ -88,11 +107,13 @@ public final class Writer implements AutoCloseable {
     private long unsyncedSince;
     private long lastFailureLog;
 
-    private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock) {
+    private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace) {
         this.dir = dir;
         this.maxFileBytes = maxFileBytes;
         this.chain = new Chain(key);
         this.clock = clock;
+        this.usableSpace = usableSpace;
+        this.reserve = Math.min(RESERVE_BYTES, Math.max(0, totalSpace) / 10);
         this.thread = Thread.ofPlatform().name("dogama-audit-writer").daemon(true).unstarted(this::loop);
     }
 
@@ -104,7 +125,29 @@ public final class Writer implements AutoCloseable {
      *                        an audit line (the log is not continued then: an operator must look)
      */
     public static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock) throws AuditException {
-        Writer w = new Writer(dir, maxFileBytes, key, clock);
+        long total;
+        try {
+            total = Files.getFileStore(dir).getTotalSpace();
+        } catch (IOException e) {
+            total = 0; // no reserve: lines are written as long as the file system takes them
+        }
+        return open(dir, maxFileBytes, key, clock, () -> {
+            try {
+                return Files.getFileStore(dir).getUsableSpace();
+            } catch (IOException e) {
+                return -1;
+            }
+        }, total);
+    }
+
+    /**
+     * As {@link #open(Path, long, byte[], Clock)}, with the free space read from {@code usableSpace} (tests).
+     *
+     * @param totalSpace the size of the log's file system, which sets the reserve
+     */
+    static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace)
+            throws AuditException {
+        Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace);
         try {
             w.resume();
         } catch (IOException e) {
@@ -251,14 +294,42 @@ public final class Writer implements AutoCloseable {
         }
     }
 
-    /** @return true if queued; a full queue drops the event (counted) rather than wait */
+    /**
+     * @return true if queued; a full queue, or free space below the reserve ({@link #RESERVE_BYTES}), drops the
+     *         event (counted) rather than wait or take what must be written
+     */
     public boolean offer(AuditEvent e, long suppressed) {
-        if (closed.get() || !queue.offer(new Pending(e, suppressed, null))) {
+        if (closed.get() || lowOnSpace() || !queue.offer(new Pending(e, suppressed, null))) {
             dropped.incrementAndGet();
             return false;
         }
         LockSupport.unpark(thread);
         return true;
+    }
+
+    /** @return whether the free space was below the reserve when last read (read again at most once a second) */
+    private boolean lowOnSpace() {
+        if (spaceChecked && System.nanoTime() - nextSpaceCheck < 0) {
+            return low;
+        }
+        synchronized (space) {
+            long now = System.nanoTime();
+            if (spaceChecked && now - nextSpaceCheck < 0) {
+                return low;
+            }
+            nextSpaceCheck = now + SPACE_CHECK_INTERVAL.toNanos();
+            spaceChecked = true;
+            long free = usableSpace.getAsLong();
+            boolean nowLow = free >= 0 && free < reserve;
+            if (nowLow != low) {
+                LOG.log(nowLow ? System.Logger.Level.WARNING : System.Logger.Level.INFO, nowLow
+                        ? "audit: less than " + reserve + " bytes free in " + dir + "; refusals are counted, not"
+                        + " written, until there is more (a mutation's lines still are)"
+                        : "audit: space free again in " + dir + "; refusals are written again");
+            }
+            low = nowLow;
+            return low;
+        }
     }
 
     /** @return false after a write failed and until one succeeds again */

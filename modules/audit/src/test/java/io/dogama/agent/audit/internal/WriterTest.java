@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -104,6 +105,36 @@ class WriterTest {
                 Thread.sleep(100);
             }
             assertTrue(w.syncs() > before, "no sync in 5 s of a refusal every 0.1 s");
+        }
+    }
+
+    /**
+     * Refusals can be caused by anyone on the network, and the rate limit only slows them (about 1.5 GB a day at 50
+     * lines a second). Below the reserve of free space, a line nobody waits for is counted and dropped, so that what
+     * must be written (a mutation's lines, the registry and the nonce journal beside the log) still finds room; a
+     * mutation's line is written as before. Once there is room again, refusals are written again.
+     */
+    @Test
+    void belowTheReserveOfFreeSpaceRefusalsAreCountedNotWrittenButAMutationsLineIs() throws Exception {
+        long total = 10 * Writer.RESERVE_BYTES; // reserve: the whole RESERVE_BYTES
+        AtomicLong free = new AtomicLong(Writer.RESERVE_BYTES - 1);
+        AuditEvent refusal = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated").status(401)
+                .peer("10.0.0.5:1").build();
+        try (Writer w = Writer.open(dir, 1 << 20, new byte[32], Clock.systemUTC(), free::get, total)) {
+            assertFalse(w.offer(refusal, 0), "a refusal below the reserve");
+            assertEquals(1, w.dropped());
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)), "a mutation's line below the reserve");
+            assertEquals(1, w.lastSeq(), "only the mutation's line was written");
+            free.set(Writer.RESERVE_BYTES);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            boolean written = false;
+            while (!written && System.nanoTime() < deadline) { // the space is read again within a second
+                written = w.offer(refusal, 0);
+                if (!written) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                }
+            }
+            assertTrue(written, "refusals are written again once there is room");
         }
     }
 }
