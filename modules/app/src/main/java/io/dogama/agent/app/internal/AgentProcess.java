@@ -199,12 +199,25 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireOutsideRoots(config, own);
         // The same, wherever each is mounted (in a container the agent's files are bind mounts of host folders),
         // for every file and folder of the agent's: the configuration's rules compare the others' paths only.
-        own.put("secret file", config.secretFile());
-        own.put("data directory", config.dataDir());
-        own.put("audit folder", config.audit().dir());
-        own.put("docker socket", config.dockerSocket());
-        MountTable.read(MountTable.SELF).requireApart(config.allowedRoots(), own);
+        MountTable.read(MountTable.SELF).requireApart(config.allowedRoots(), everythingOwn(config, own));
         return new AgentProcess(config, clock, t);
+    }
+
+    /**
+     * @param config the configuration
+     * @param own    the config file and the runtime, by their names in messages
+     * @return those and every other file and folder of the agent's: the secret, the data directory, the audit
+     *         folder, the Docker socket and the metrics file (replaced by a rename in its folder, which a container
+     *         given that folder as a bind source could race)
+     */
+    static Map<String, Path> everythingOwn(AdminConfig config, Map<String, Path> own) {
+        Map<String, Path> all = new java.util.LinkedHashMap<>(own);
+        all.put("secret file", config.secretFile());
+        all.put("data directory", config.dataDir());
+        all.put("audit folder", config.audit().dir());
+        all.put("docker socket", config.dockerSocket());
+        config.metricsFile().ifPresent(m -> all.put("metrics file", m));
+        return all;
     }
 
     static AdminConfig readConfig(Path configFile) throws StartupException {

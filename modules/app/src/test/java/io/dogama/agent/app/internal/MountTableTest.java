@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dogama.agent.policy.AdminConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -64,6 +65,32 @@ class MountTableTest {
                 "8:1 /var/lib/docker/volumes/p_data/_data/x $B/instances ro - ext4 /dev/sda1 rw",
                 "8:1 /var/lib/docker/volumes/p_data/_data $B/data rw - ext4 /dev/sda1 rw").requireApart(
                 Map.of("instances", base.resolve("instances")), Map.of("data directory", base.resolve("data"))));
+    }
+
+    /**
+     * The metrics file is the agent's too: it is replaced by a rename in its folder, and a container given that
+     * host folder (or one around it) as a bind source could race the rename. It was left out of the comparison.
+     */
+    @Test
+    void theMetricsFileIsComparedWhereverItIsMounted() throws Exception {
+        Files.createDirectories(base.resolve("metrics"));
+        Path metrics = base.resolve("metrics/dogama.prom");
+        AdminConfig config = new AdminConfig(new AdminConfig.Listen("127.0.0.1", 8480), base.resolve("run/docker.sock"),
+                base.resolve("etc/secret"), base.resolve("data"), Map.of("instances", base.resolve("instances")),
+                Map.of("instances", base.resolve("instances")), List.of("dogama-net"), List.of("127.0.0.1"),
+                new AdminConfig.PortRange(20000, 30000), new AdminConfig.Limits(1L << 30, 1_000_000_000L, 64, 10),
+                false, List.of(), Optional.of(metrics),
+                new AdminConfig.Audit(base.resolve("data/audit"), AdminConfig.DEFAULT_AUDIT_MAX_FILE_BYTES));
+        Map<String, Path> own = AgentProcess.everythingOwn(config, Map.of("config file", base.resolve("etc/config.json")));
+        assertEquals(metrics, own.get("metrics file"));
+        MountTable t = table(
+                "8:1 /srv/dogama $B/instances rw - ext4 /dev/sda1 rw",
+                "8:1 /srv/dogama/shared/textfile $B/metrics rw - ext4 /dev/sda1 rw");
+        StartupException e = assertThrows(StartupException.class, () -> t.requireApart(config.allowedRoots(), own));
+        assertTrue(e.getMessage().contains("metrics file"), e.getMessage());
+        assertDoesNotThrow(() -> table("8:1 /srv/dogama $B/instances rw - ext4 /dev/sda1 rw",
+                "8:1 /var/lib/node_exporter/textfile $B/metrics rw - ext4 /dev/sda1 rw").requireApart(
+                config.allowedRoots(), own));
     }
 
     /**
