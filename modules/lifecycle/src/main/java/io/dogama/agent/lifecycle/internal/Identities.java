@@ -154,6 +154,20 @@ final class Identities {
         return unrecorded(instanceId, planDigest, List.of(), true);
     }
 
+    /**
+     * As {@link #unrecordedNeverStarted(String, String)}, leaving out {@code exclude}.
+     *
+     * @param instanceId the instance
+     * @param planDigest the digest of the plan whose create may have left one
+     * @param exclude    container IDs known already
+     * @return their IDs
+     * @throws DockerException on an engine failure
+     */
+    List<String> unrecordedNeverStarted(String instanceId, String planDigest, Collection<String> exclude)
+            throws DockerException {
+        return unrecorded(instanceId, planDigest, exclude, true);
+    }
+
     private List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude,
             boolean neverStarted) throws DockerException {
         String name = new InstanceId(instanceId).containerName();

@@ -344,7 +344,8 @@ final class Replaces {
 
         /**
          * The rollback cannot finish: every container of the instance is stopped (never removed: the
-         * operator decides), except one a recreate never recorded, which is incomplete and removed.
+         * operator decides), except one a recreate never recorded, and one the replace's create made but
+         * nobody recorded and nobody started, which are incomplete and removed.
          */
         private void stopAll(StepMachine.Run run) throws Abort, DockerException, RegistryException {
             if (!run.tracked().reload()) {
@@ -371,6 +372,13 @@ final class Replaces {
                     p.containerId().ifPresent(known::add);
                     for (String c : ids.unrecorded(r.instanceId(), p.planDigest(), known)) {
                         ids.removeIfPresent(c);
+                    }
+                    if (main.isEmpty()) {
+                        // The replace's own create window: its answer lost, and the rollback's search for what it
+                        // made refused too (LostAnswersTest). Never started, so incomplete: removed, as a create's.
+                        for (String c : ids.unrecordedNeverStarted(r.instanceId(), r.planDigest(), known)) {
+                            ids.removeIfPresent(c);
+                        }
                     }
                 }
             }
