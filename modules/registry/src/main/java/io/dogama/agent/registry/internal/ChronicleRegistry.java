@@ -775,9 +775,11 @@ public final class ChronicleRegistry implements Registry {
             if (refused != null) {
                 return refused;
             }
-            // Stale copy first: cut short between the two, the current version is still there (the remove
-            // did not happen) rather than the stale one resurfacing.
+            // Stale copy first, and on the disk before the current one goes: cut short between the two (a kill, or
+            // a power cut, after which the kernel may have written back either page or both), the current
+            // version is still there (the remove did not happen) rather than the stale one resurfacing.
             map.remove(Slots.key(instanceId, expectedGeneration - 1));
+            force("remove");
             map.remove(Slots.key(instanceId, expectedGeneration));
             decoded.remove(Slots.key(instanceId, 0));
             decoded.remove(Slots.key(instanceId, 1));

@@ -2,6 +2,8 @@ package io.dogama.agent.registry.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +13,10 @@ import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import java.util.Optional;
@@ -57,10 +62,49 @@ class RegistryBasicsTest {
             assertInstanceOf(CasResult.Conflict.class, r.replace(1, Samples.replacing("alpha-1", 3)));
             assertEquals(2, forced.get(), "a refused write");
             r.remove("alpha-1", 2);
-            assertEquals(3, forced.get(), "remove");
+            assertEquals(4, forced.get(), "remove: the stale copy's removal, then the current one's");
         } finally {
             ChronicleRegistry.afterForce = () -> {
             };
+        }
+    }
+
+    /**
+     * A remove takes the stale copy away and forces that to the disk before it takes the current one: the kernel
+     * writes a mapping's pages back in no order, so with one force after both a power cut could leave the stale copy
+     * without the current one, and the next start would read the older record (generation 1) as the instance's.
+     * What the disk holds at each force is read back from a copy of the file taken right then.
+     */
+    @Test
+    void aRemoveForcesTheStaleCopysRemovalBeforeTheCurrentCopyGoes() throws Exception {
+        List<Path> atForces = new ArrayList<>();
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 1));
+            r.replace(1, Samples.replacing("alpha-1", 2)); // generation 2 in slot 0, generation 1 in slot 1
+            ChronicleRegistry.afterForce = () -> {
+                try {
+                    Path copy = Files.createTempDirectory("dogama-registry-force-");
+                    Files.copy(dir.resolve(ChronicleRegistry.MAP_FILE), copy.resolve(ChronicleRegistry.MAP_FILE));
+                    atForces.add(copy);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            r.remove("alpha-1", 2);
+        } finally {
+            ChronicleRegistry.afterForce = () -> {
+            };
+        }
+        try {
+            assertEquals(2, atForces.size(), "forces during the remove");
+            assertNull(RawMap.get(atForces.get(0), "alpha-1#1"), "at the first force the stale copy is gone");
+            assertNotNull(RawMap.get(atForces.get(0), "alpha-1#0"), "and the current one still there");
+            assertNull(RawMap.get(atForces.get(1), "alpha-1#0"), "at the second the current one is gone too");
+        } finally {
+            for (Path p : atForces) {
+                Files.deleteIfExists(p.resolve(ChronicleRegistry.MAP_FILE));
+                Files.deleteIfExists(p);
+            }
         }
     }
 
