@@ -86,8 +86,7 @@ public final class Writer implements AutoCloseable {
     private final long reserve;
     /** Held while the free space is read: when it is next read ({@link System#nanoTime}), and whether it was low. */
     private final Object space = new Object();
-    private volatile long nextSpaceCheck;
-    private volatile boolean spaceChecked;
+    private volatile long nextSpaceCheck = System.nanoTime();
     private volatile boolean low;
     private final AtomicLong lastSeq = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -309,16 +308,15 @@ public final class Writer implements AutoCloseable {
 
     /** @return whether the free space was below the reserve when last read (read again at most once a second) */
     private boolean lowOnSpace() {
-        if (spaceChecked && System.nanoTime() - nextSpaceCheck < 0) {
+        if (System.nanoTime() - nextSpaceCheck < 0) {
             return low;
         }
         synchronized (space) {
             long now = System.nanoTime();
-            if (spaceChecked && now - nextSpaceCheck < 0) {
+            if (now - nextSpaceCheck < 0) {
                 return low;
             }
             nextSpaceCheck = now + SPACE_CHECK_INTERVAL.toNanos();
-            spaceChecked = true;
             long free = usableSpace.getAsLong();
             boolean nowLow = free >= 0 && free < reserve;
             if (nowLow != low) {

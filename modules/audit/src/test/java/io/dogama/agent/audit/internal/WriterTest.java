@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,8 +92,9 @@ class WriterTest {
      * {@link Writer#SYNC_INTERVAL}: a line nobody waits for is synced within about that long, also while more keep
      * coming. The thread synced only when a wake found nothing to write, and a refusal arriving within every
      * interval (one a second is far below what any peer may cause) kept every line unsynced: a power cut then lost
-     * the refusals of an attack in progress. The trickle's pace is the workload, not a synchronisation: the test
-     * ends at the first sync, and fails if none came in 50 lines (5 s, five intervals).
+     * the refusals of an attack in progress. Each refusal is offered once the one before it is written and the writer
+     * waits again, so that every wake of the writer finds work; the test ends at the first sync, and fails if none came
+     * within five intervals.
      */
     @Test
     void bestEffortLinesAreSyncedWithinTheIntervalWhileMoreKeepComing() throws Exception {
@@ -100,11 +102,16 @@ class WriterTest {
             AuditEvent refusal = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated").status(401)
                     .peer("10.0.0.5:1").build();
             long before = w.syncs();
-            for (int i = 0; i < 50 && w.syncs() == before; i++) {
+            long deadline = System.nanoTime() + 5 * Writer.SYNC_INTERVAL.toNanos();
+            while (w.syncs() == before && System.nanoTime() < deadline) {
+                long seq = w.lastSeq();
                 assertTrue(w.offer(refusal, 0));
-                Thread.sleep(100);
+                // Bounded: until it is written and the writer is parked again, waiting for the next one.
+                while ((w.lastSeq() == seq || !writerWaits()) && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
             }
-            assertTrue(w.syncs() > before, "no sync in 5 s of a refusal every 0.1 s");
+            assertTrue(w.syncs() > before, "no sync in five intervals of refusals arriving one after the other");
         }
     }
 
@@ -131,10 +138,17 @@ class WriterTest {
             while (!written && System.nanoTime() < deadline) { // the space is read again within a second
                 written = w.offer(refusal, 0);
                 if (!written) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
                 }
             }
             assertTrue(written, "refusals are written again once there is room");
         }
+    }
+
+    /** @return whether the log's writer thread is parked (waiting for work or the sync interval) */
+    private static boolean writerWaits() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("dogama-audit-writer") && t.isAlive())
+                .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
     }
 }

@@ -140,10 +140,8 @@ final class Approvals {
             if (!readable && Ids.isId(l.instanceId())) {
                 claimsOfContainers(l.instanceId(), b, s);
             }
-            if (!b.isEmpty() || !s.isEmpty() || l instanceof Lookup.Found) {
-                bindings.put(l.instanceId(), b);
-                sources.put(l.instanceId(), s);
-            }
+            bindings.put(l.instanceId(), b);
+            sources.put(l.instanceId(), s);
         }
         return new Claims(bindings, sources);
     }

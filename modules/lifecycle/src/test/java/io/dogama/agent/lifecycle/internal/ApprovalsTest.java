@@ -320,13 +320,12 @@ class ApprovalsTest {
     private enum Unreadable { TAMPERED, PLAN_DOES_NOT_PARSE }
 
     /** The real registry, except that the records of some instances cannot be read. */
-    private static final class Damaged implements Registry {
-        private final Registry real;
+    private static final class Damaged extends ForwardingRegistry {
         private final Set<String> damaged;
         private final Unreadable kind;
 
         Damaged(Registry real, Set<String> damaged, Unreadable kind) {
-            this.real = real;
+            super(real);
             this.damaged = damaged;
             this.kind = kind;
         }
@@ -353,31 +352,6 @@ class ApprovalsTest {
         public List<Lookup> all() throws RegistryException {
             return real.all().stream().map(this::damage).toList();
         }
-
-        @Override
-        public CasResult insert(InstanceRecord record) throws RegistryException {
-            return real.insert(record);
-        }
-
-        @Override
-        public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
-            return real.replace(expectedGeneration, next);
-        }
-
-        @Override
-        public CasResult remove(String instanceId, long expectedGeneration) throws RegistryException {
-            return real.remove(instanceId, expectedGeneration);
-        }
-
-        @Override
-        public int maxInstances() {
-            return real.maxInstances();
-        }
-
-        @Override
-        public void close() {
-            // the harness closes the real one
-        }
     }
 
     private static List<String> rules(Abort a) {
@@ -385,48 +359,17 @@ class ApprovalsTest {
     }
 
     /** The registry, counting its walks ({@link Registry#all}). */
-    private static final class Counting implements Registry {
-        private final Registry real;
+    private static final class Counting extends ForwardingRegistry {
         final AtomicInteger walks = new AtomicInteger();
 
         Counting(Registry real) {
-            this.real = real;
-        }
-
-        @Override
-        public Lookup get(String instanceId) throws RegistryException {
-            return real.get(instanceId);
+            super(real);
         }
 
         @Override
         public List<Lookup> all() throws RegistryException {
             walks.incrementAndGet();
             return real.all();
-        }
-
-        @Override
-        public CasResult insert(InstanceRecord record) throws RegistryException {
-            return real.insert(record);
-        }
-
-        @Override
-        public CasResult replace(long expectedGeneration, InstanceRecord next) throws RegistryException {
-            return real.replace(expectedGeneration, next);
-        }
-
-        @Override
-        public CasResult remove(String instanceId, long expectedGeneration) throws RegistryException {
-            return real.remove(instanceId, expectedGeneration);
-        }
-
-        @Override
-        public int maxInstances() {
-            return real.maxInstances();
-        }
-
-        @Override
-        public void close() {
-            // the harness closes the real one
         }
     }
 
@@ -537,8 +480,7 @@ class ApprovalsTest {
     }
 
     /** The real engine, with the image look-up and the port listing watched (and the former held until released). */
-    private static final class Watched implements DockerEngine {
-        private final DockerEngine real;
+    private static final class Watched extends ForwardingEngine {
         final List<String> imageLookups = new CopyOnWriteArrayList<>();
         final List<String> events = new CopyOnWriteArrayList<>();
         final CountDownLatch imageStarted = new CountDownLatch(1);
@@ -555,7 +497,7 @@ class ApprovalsTest {
         volatile String pullAs;
 
         Watched(DockerEngine real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -606,66 +548,11 @@ class ApprovalsTest {
         }
 
         @Override
-        public void ping() throws DockerException {
-            real.ping();
-        }
-
-        @Override
-        public EngineVersion version() throws DockerException {
-            return real.version();
-        }
-
-        @Override
         public void pullImage(String ref) throws DockerException {
             if (pullAs == null) {
                 real.pullImage(ref);
             }
             events.add("pulled " + ref);
-        }
-
-        @Override
-        public String createContainer(ContainerSpec spec, List<NetworkInfo> networks) throws DockerException {
-            return real.createContainer(spec, networks);
-        }
-
-        @Override
-        public Optional<ContainerInfo> inspectContainer(String idOrName) throws DockerException {
-            return real.inspectContainer(idOrName);
-        }
-
-        @Override
-        public void startContainer(String id) throws DockerException {
-            real.startContainer(id);
-        }
-
-        @Override
-        public void stopContainer(String id, int timeoutSeconds) throws DockerException {
-            real.stopContainer(id, timeoutSeconds);
-        }
-
-        @Override
-        public void restartContainer(String id, int timeoutSeconds) throws DockerException {
-            real.restartContainer(id, timeoutSeconds);
-        }
-
-        @Override
-        public void renameContainer(String id, String newName) throws DockerException {
-            real.renameContainer(id, newName);
-        }
-
-        @Override
-        public void removeContainer(String id) throws DockerException {
-            real.removeContainer(id);
-        }
-
-        @Override
-        public ContainerStats stats(String id) throws DockerException {
-            return real.stats(id);
-        }
-
-        @Override
-        public List<ContainerSummary> listContainersByLabel(String key, String value) throws DockerException {
-            return real.listContainersByLabel(key, value);
         }
 
         @Override
@@ -685,9 +572,5 @@ class ApprovalsTest {
             }
         }
 
-        @Override
-        public void close() {
-            // the harness closes the real engine
-        }
     }
 }

@@ -8,21 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.core.ContainerSpec;
-import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Outcome;
-import io.dogama.agent.docker.ContainerInfo;
-import io.dogama.agent.docker.ContainerStats;
 import io.dogama.agent.docker.ContainerSummary;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerTimeoutException;
-import io.dogama.agent.docker.EngineVersion;
-import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -79,14 +72,13 @@ class LostAnswersTest {
     }
 
     /** The real engine, except that a create's answer, and listings, can be lost once. */
-    private static final class Lossy implements DockerEngine {
-        private final DockerEngine real;
+    private static final class Lossy extends ForwardingEngine {
         final AtomicBoolean loseNextCreateAnswer = new AtomicBoolean();
         final AtomicBoolean createLost = new AtomicBoolean();
         final AtomicInteger failListings = new AtomicInteger();
 
         Lossy(DockerEngine real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -105,76 +97,6 @@ class LostAnswersTest {
                 throw new DockerTimeoutException("test: the listing's answer was lost");
             }
             return real.listContainersByLabel(key, value);
-        }
-
-        @Override
-        public void ping() throws DockerException {
-            real.ping();
-        }
-
-        @Override
-        public EngineVersion version() throws DockerException {
-            return real.version();
-        }
-
-        @Override
-        public Optional<ImageInfo> inspectImage(String ref) throws DockerException {
-            return real.inspectImage(ref);
-        }
-
-        @Override
-        public void pullImage(String ref) throws DockerException {
-            real.pullImage(ref);
-        }
-
-        @Override
-        public Optional<ContainerInfo> inspectContainer(String idOrName) throws DockerException {
-            return real.inspectContainer(idOrName);
-        }
-
-        @Override
-        public void startContainer(String id) throws DockerException {
-            real.startContainer(id);
-        }
-
-        @Override
-        public void stopContainer(String id, int timeoutSeconds) throws DockerException {
-            real.stopContainer(id, timeoutSeconds);
-        }
-
-        @Override
-        public void restartContainer(String id, int timeoutSeconds) throws DockerException {
-            real.restartContainer(id, timeoutSeconds);
-        }
-
-        @Override
-        public void renameContainer(String id, String newName) throws DockerException {
-            real.renameContainer(id, newName);
-        }
-
-        @Override
-        public void removeContainer(String id) throws DockerException {
-            real.removeContainer(id);
-        }
-
-        @Override
-        public ContainerStats stats(String id) throws DockerException {
-            return real.stats(id);
-        }
-
-        @Override
-        public Set<HostPort> publishedHostPorts() throws DockerException {
-            return real.publishedHostPorts();
-        }
-
-        @Override
-        public Optional<NetworkInfo> inspectNetwork(String name) throws DockerException {
-            return real.inspectNetwork(name);
-        }
-
-        @Override
-        public void close() {
-            // the harness closes the real one
         }
     }
 }
