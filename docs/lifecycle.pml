@@ -46,6 +46,8 @@
 
 /* the engine: containers by slot (a slot is an ID; never reused) */
 bool ex[MAXC]; byte nm[MAXC]; bool up[MAXC]; bool ours[MAXC]; byte dig[MAXC];
+/* ever started (the engine's status is no longer "created") */
+bool ran[MAXC];
 byte nc = 0;
 /* the registry record */
 byte st = P_ABSENT; byte mk = 0; byte cid = NONE; byte pcid = NONE;
@@ -62,7 +64,7 @@ inline crashpoint() {
 }
 inline alloc(d, o) {
   assert(nc < MAXC);
-  ex[nc] = true; nm[nc] = N_X; up[nc] = false; ours[nc] = o; dig[nc] = d;
+  ex[nc] = true; nm[nc] = N_X; up[nc] = false; ran[nc] = false; ours[nc] = o; dig[nc] = d;
   nc++
 }
 inline nameXheld(r) {
@@ -77,6 +79,16 @@ inline unrecorded(d, r) {
   r = NONE; i = 0;
   do
   :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && i != cid && i != pcid -> r = i
+                  :: else fi; i++
+  :: else -> break
+  od
+}
+/* as unrecorded, never started: what a create's window may leave that is incomplete */
+inline unrecordedUnstarted(d, r) {
+  r = NONE; i = 0;
+  do
+  :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && !ran[i] && i != cid && i != pcid
+                     -> r = i
                   :: else fi; i++
   :: else -> break
   od
@@ -134,9 +146,9 @@ next:
      :: (st == P_CREATED || st == P_STOPPED) && ok(cid, plan) ->
         crashpoint();
         if
-        :: touch(cid); up[cid] = true; st = P_RUNNING
+        :: touch(cid); up[cid] = true; ran[cid] = true; st = P_RUNNING
         :: fault()
-        :: fault(); touch(cid); up[cid] = true
+        :: fault(); touch(cid); up[cid] = true; ran[cid] = true
         fi;
         crashpoint()
      :: else
@@ -367,9 +379,9 @@ L_REPLACE_START_NEW: /* START NEW when WAS_RUNNING */
   o = 0;
   atomic {
     if
-    :: ok(cid, plan) -> touch(cid); up[cid] = true; o = O_DONE
+    :: ok(cid, plan) -> touch(cid); up[cid] = true; ran[cid] = true; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: ok(cid, plan) && faults < MAXF -> faults++; touch(cid); up[cid] = true; o = O_SILENT
+    :: ok(cid, plan) && faults < MAXF -> faults++; touch(cid); up[cid] = true; ran[cid] = true; o = O_SILENT
     :: !(ok(cid, plan)) -> o = O_REFUSED
     fi
   };
@@ -427,10 +439,18 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   crashpoint();
   o = 0;
   atomic {
-    if :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE -> unrecorded(plan, knownNew) :: else fi;
     if
-    :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
-    :: fault(); o = O_REFUSED
+    :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE ->
+       if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi
+    :: else
+    fi;
+    if
+    :: o == O_REFUSED
+    :: else ->
+       if
+       :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+       :: fault(); o = O_REFUSED
+       fi
     fi
   };
   invariants();
@@ -546,9 +566,9 @@ L_ROLLBACK_START_OLD: /* START OLD when WAS_RUNNING */
   o = 0;
   atomic {
     if
-    :: ok(pcid, pplan) && nm[pcid] == N_X -> touch(pcid); up[pcid] = true; o = O_DONE
+    :: ok(pcid, pplan) && nm[pcid] == N_X -> touch(pcid); up[pcid] = true; ran[pcid] = true; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: ok(pcid, pplan) && nm[pcid] == N_X && faults < MAXF -> faults++; touch(pcid); up[pcid] = true; o = O_SILENT
+    :: ok(pcid, pplan) && nm[pcid] == N_X && faults < MAXF -> faults++; touch(pcid); up[pcid] = true; ran[pcid] = true; o = O_SILENT
     :: !(ok(pcid, pplan) && nm[pcid] == N_X) -> o = O_REFUSED
     fi
   };
@@ -584,9 +604,9 @@ L_ROLLBACK_STOP_ALL: /* STOP ALL when ALWAYS */
   o = 0;
   atomic {
     if
-    :: true -> if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi; o = O_DONE
+    :: true -> if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: true && faults < MAXF -> faults++; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi; o = O_SILENT
+    :: true && faults < MAXF -> faults++; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_SILENT
     :: !(true) -> o = O_REFUSED
     fi
   };
@@ -1029,9 +1049,9 @@ L_REPLACE_START_NEW: /* START NEW when WAS_RUNNING */
   o = 0;
   atomic {
     if
-    :: ok(cid, plan) -> touch(cid); up[cid] = true; o = O_DONE
+    :: ok(cid, plan) -> touch(cid); up[cid] = true; ran[cid] = true; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: ok(cid, plan) && faults < MAXF -> faults++; touch(cid); up[cid] = true; o = O_SILENT
+    :: ok(cid, plan) && faults < MAXF -> faults++; touch(cid); up[cid] = true; ran[cid] = true; o = O_SILENT
     :: !(ok(cid, plan)) -> o = O_REFUSED
     fi
   };
@@ -1089,10 +1109,18 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   crashpoint();
   o = 0;
   atomic {
-    if :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE -> unrecorded(plan, knownNew) :: else fi;
     if
-    :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
-    :: fault(); o = O_REFUSED
+    :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE ->
+       if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi
+    :: else
+    fi;
+    if
+    :: o == O_REFUSED
+    :: else ->
+       if
+       :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+       :: fault(); o = O_REFUSED
+       fi
     fi
   };
   invariants();
@@ -1208,9 +1236,9 @@ L_ROLLBACK_START_OLD: /* START OLD when WAS_RUNNING */
   o = 0;
   atomic {
     if
-    :: ok(pcid, pplan) && nm[pcid] == N_X -> touch(pcid); up[pcid] = true; o = O_DONE
+    :: ok(pcid, pplan) && nm[pcid] == N_X -> touch(pcid); up[pcid] = true; ran[pcid] = true; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: ok(pcid, pplan) && nm[pcid] == N_X && faults < MAXF -> faults++; touch(pcid); up[pcid] = true; o = O_SILENT
+    :: ok(pcid, pplan) && nm[pcid] == N_X && faults < MAXF -> faults++; touch(pcid); up[pcid] = true; ran[pcid] = true; o = O_SILENT
     :: !(ok(pcid, pplan) && nm[pcid] == N_X) -> o = O_REFUSED
     fi
   };
@@ -1246,9 +1274,9 @@ L_ROLLBACK_STOP_ALL: /* STOP ALL when ALWAYS */
   o = 0;
   atomic {
     if
-    :: true -> if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi; o = O_DONE
+    :: true -> if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: true && faults < MAXF -> faults++; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi; o = O_SILENT
+    :: true && faults < MAXF -> faults++; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_SILENT
     :: !(true) -> o = O_REFUSED
     fi
   };

@@ -25,7 +25,12 @@ final class PromelaModel {
     /** Seeded bugs, to prove that the check can fail. */
     enum Bug {
         /** Remove the old container before recording the new one. */
-        REMOVE_OLD_BEFORE_RECORD
+        REMOVE_OLD_BEFORE_RECORD,
+        /**
+         * A rollback that cannot finish leaves a never-started container of the new plan that nobody
+         * recorded (session 27's fix in {@code Replaces.stopAll} taken out).
+         */
+        STOP_ALL_KEEPS_UNSTARTED_NEW
     }
 
     static final int MAX_CONTAINERS = 7;
@@ -87,6 +92,8 @@ final class PromelaModel {
 
                 /* the engine: containers by slot (a slot is an ID; never reused) */
                 bool ex[MAXC]; byte nm[MAXC]; bool up[MAXC]; bool ours[MAXC]; byte dig[MAXC];
+                /* ever started (the engine's status is no longer "created") */
+                bool ran[MAXC];
                 byte nc = 0;
                 /* the registry record */
                 byte st = P_ABSENT; byte mk = 0; byte cid = NONE; byte pcid = NONE;
@@ -103,7 +110,7 @@ final class PromelaModel {
                 }
                 inline alloc(d, o) {
                   assert(nc < MAXC);
-                  ex[nc] = true; nm[nc] = N_X; up[nc] = false; ours[nc] = o; dig[nc] = d;
+                  ex[nc] = true; nm[nc] = N_X; up[nc] = false; ran[nc] = false; ours[nc] = o; dig[nc] = d;
                   nc++
                 }
                 inline nameXheld(r) {
@@ -118,6 +125,16 @@ final class PromelaModel {
                   r = NONE; i = 0;
                   do
                   :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && i != cid && i != pcid -> r = i
+                                  :: else fi; i++
+                  :: else -> break
+                  od
+                }
+                /* as unrecorded, never started: what a create's window may leave that is incomplete */
+                inline unrecordedUnstarted(d, r) {
+                  r = NONE; i = 0;
+                  do
+                  :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && !ran[i] && i != cid && i != pcid
+                                     -> r = i
                                   :: else fi; i++
                   :: else -> break
                   od
@@ -177,9 +194,9 @@ final class PromelaModel {
                      :: (st == P_CREATED || st == P_STOPPED) && ok(cid, plan) ->
                         crashpoint();
                         if
-                        :: touch(cid); up[cid] = true; st = P_RUNNING
+                        :: touch(cid); up[cid] = true; ran[cid] = true; st = P_RUNNING
                         :: fault()
-                        :: fault(); touch(cid); up[cid] = true
+                        :: fault(); touch(cid); up[cid] = true; ran[cid] = true
                         fi;
                         crashpoint()
                      :: else
@@ -357,7 +374,7 @@ final class PromelaModel {
             m.append("  mk = ").append(c(s.held().get())).append(";\n");
         }
         // one engine call (or registry write) is atomic: the engine checks names and acts in one go
-        m.append("  o = 0;\n  atomic {\n    ").append(effect(s).replace("\n", "\n    ")).append("\n  };\n");
+        m.append("  o = 0;\n  atomic {\n    ").append(effect(s, bugs).replace("\n", "\n    ")).append("\n  };\n");
         m.append("  invariants();\n  crashpoint();\n");
         m.append("D_").append(s.name()).append(":\n  if\n");
         for (Step.Outcome o : List.of(Step.Outcome.DONE, Step.Outcome.REFUSED, Step.Outcome.SILENT)) {
@@ -396,7 +413,7 @@ final class PromelaModel {
         return "if\n:: " + act + "; o = O_DONE\n:: fault(); o = O_REFUSED\nfi";
     }
 
-    private static String effect(Step s) {
+    private static String effect(Step s, Set<Bug> bugs) {
         return switch (s) {
             case CREATE_PERSIST_INTENT -> write("st = P_CREATING; mk = " + c(Step.CREATE_CONTAINER) + "; cid = NONE");
             case CREATE_CONTAINER, REPLACE_CREATE_NEW -> "nameXheld(r);\n" + engine("!r && nc < MAXC",
@@ -414,16 +431,18 @@ final class PromelaModel {
             case REPLACE_RENAME_OLD -> engine("ex[pcid]", "touch(pcid); nm[pcid] = N_XR");
             case REPLACE_RECORD_NEW -> write("cid = knownNew; mk = (wasRunning -> " + c(Step.REPLACE_START_NEW)
                     + " : " + c(Step.REPLACE_REMOVE_OLD) + ")");
-            case REPLACE_START_NEW -> engine("ok(cid, plan)", "touch(cid); up[cid] = true");
+            case REPLACE_START_NEW -> engine("ok(cid, plan)", "touch(cid); up[cid] = true; ran[cid] = true");
             case REPLACE_REMOVE_OLD -> "/* the prior container is never removed before the new one is recorded */\n"
                     + "assert(cid != NONE);\n" + engine("true", "if :: ex[pcid] -> remove(pcid) :: else fi");
             case REPLACE_COMMIT -> write("st = (wasRunning -> P_RUNNING : P_CREATED); hasPrior = false; "
                     + "pcid = NONE; mk = 0");
 
-            case ROLLBACK_PERSIST -> "if :: (search || " + markerSearch() + ") && cid == NONE && knownNew == NONE -> "
-                    + "unrecorded(plan, knownNew) :: else fi;\n"
+            // the search for what the create made is an engine call of its own: refused, the write never runs
+            case ROLLBACK_PERSIST -> "if\n:: (search || " + markerSearch() + ") && cid == NONE && knownNew == NONE ->\n"
+                    + "   if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi\n:: else\nfi;\n"
+                    + "if\n:: o == O_REFUSED\n:: else ->\n   "
                     + write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = "
-                    + c(Step.ROLLBACK_REMOVE_NEW));
+                    + c(Step.ROLLBACK_REMOVE_NEW)).replace("\n", "\n   ") + "\nfi";
             case ROLLBACK_REMOVE_NEW ->
                     /* step 0: can the prior come back? (ours or gone; if gone the prior plan re-approved; the name
                        not held by another than the new container) */
@@ -444,14 +463,18 @@ final class PromelaModel {
                     + engine("!r && nc < MAXC", "alloc(pplan, true); knownNew = nc - 1")
                     .replace("o = O_SILENT", "knownNew = NONE; o = O_SILENT");
             case ROLLBACK_RECORD_OLD -> write("pcid = knownNew; mk = " + c(Step.ROLLBACK_START_OLD));
-            case ROLLBACK_START_OLD -> engine("ok(pcid, pplan) && nm[pcid] == N_X", "touch(pcid); up[pcid] = true");
+            case ROLLBACK_START_OLD -> engine("ok(pcid, pplan) && nm[pcid] == N_X", "touch(pcid); up[pcid] = true; ran[pcid] = true");
             case ROLLBACK_COMMIT -> write("cid = pcid; plan = pplan; hasPrior = false; pcid = NONE; mk = 0; "
                     + "st = (wasRunning -> P_RUNNING : P_STOPPED)");
             case ROLLBACK_STOP_ALL -> engine("true", "if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; "
                     + "if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; "
                     + "if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; "
                     + "if :: search || " + markerSearch() + " -> unrecorded(pplan, found); "
-                    + "if :: found != NONE -> remove(found) :: else fi :: else fi");
+                    + "if :: found != NONE -> remove(found) :: else fi"
+                    + (bugs.contains(Bug.STOP_ALL_KEEPS_UNSTARTED_NEW) ? ""
+                    : "; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); "
+                    + "if :: found != NONE -> remove(found) :: else fi :: else fi")
+                    + " :: else fi");
             case ROLLBACK_GIVE_UP -> write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_INTERVENTION_REQUIRED; mk = " + c(Step.ROLLBACK_GIVE_UP));
 
             case DELETE_PERSIST_INTENT -> write("st = P_DELETING; mk = " + c(Step.DELETE_REMOVE_CONTAINER));

@@ -144,6 +144,22 @@ class SpinModelTest {
         assertTrue(r.trail().contains("assertion violated"), r.trail());
     }
 
+    /**
+     * Session 27's fault, found by a review and not by the model: a replace's create whose answer was lost, then
+     * the rollback's search for what it made refused too, and the rollback giving up with that container named by
+     * nobody. The model reaches it since the rollback's search can fail apart from its write; without
+     * {@code Replaces.stopAll}'s removal of a never-started container of the new plan, it is a violation.
+     */
+    @Test
+    void aRollbackThatGivesUpWithoutRemovingTheUnstartedNewContainerIsFound() throws IOException, InterruptedException {
+        Result r = check("seeded-stop-all-keeps-unstarted-new",
+                EnumSet.of(PromelaModel.Bug.STOP_ALL_KEEPS_UNSTARTED_NEW), FAULTS);
+        assertTrue(r.violated(), "the seeded bug went unnoticed:\n" + r.output());
+        String line = oneLine(r.trail());
+        Files.writeString(OUT.resolve("seeded-stop-all-trail.txt"), line + "\n", StandardCharsets.UTF_8);
+        assertTrue(line.contains("VIOLATED assertion: assert(((i==cid)||(i==pcid)))"), line);
+    }
+
     /** With every assertion taken out, the LTL property alone catches the seeded bug: it can fail too. */
     @Test
     void theLtlPropertyAloneFindsTheSeededBug() throws IOException, InterruptedException {
