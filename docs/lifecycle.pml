@@ -524,13 +524,23 @@ L_ROLLBACK_RECREATE_OLD: /* CREATE OLD when OLD_GONE */
   mk = S_ROLLBACK_RECREATE_OLD;
   o = 0;
   atomic {
-    if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi;
-    nameXheld(r);
     if
-    :: !r && nc < MAXC -> alloc(pplan, true); knownNew = nc - 1; o = O_DONE
-    :: fault(); o = O_REFUSED
-    :: !r && nc < MAXC && faults < MAXF -> faults++; alloc(pplan, true); knownNew = nc - 1; knownNew = NONE; o = O_SILENT
-    :: !(!r && nc < MAXC) -> o = O_REFUSED
+    :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) ->
+       if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi
+          :: fault(); o = O_REFUSED
+       fi
+    :: else
+    fi;
+    if
+    :: o == O_REFUSED
+    :: else ->
+       nameXheld(r);
+       if
+       :: !r && nc < MAXC -> alloc(pplan, true); knownNew = nc - 1; o = O_DONE
+       :: fault(); o = O_REFUSED
+       :: !r && nc < MAXC && faults < MAXF -> faults++; alloc(pplan, true); knownNew = nc - 1; knownNew = NONE; o = O_SILENT
+       :: !(!r && nc < MAXC) -> o = O_REFUSED
+       fi
     fi
   };
   invariants();
@@ -1194,13 +1204,23 @@ L_ROLLBACK_RECREATE_OLD: /* CREATE OLD when OLD_GONE */
   mk = S_ROLLBACK_RECREATE_OLD;
   o = 0;
   atomic {
-    if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi :: else fi;
-    nameXheld(r);
     if
-    :: !r && nc < MAXC -> alloc(pplan, true); knownNew = nc - 1; o = O_DONE
-    :: fault(); o = O_REFUSED
-    :: !r && nc < MAXC && faults < MAXF -> faults++; alloc(pplan, true); knownNew = nc - 1; knownNew = NONE; o = O_SILENT
-    :: !(!r && nc < MAXC) -> o = O_REFUSED
+    :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) ->
+       if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi
+          :: fault(); o = O_REFUSED
+       fi
+    :: else
+    fi;
+    if
+    :: o == O_REFUSED
+    :: else ->
+       nameXheld(r);
+       if
+       :: !r && nc < MAXC -> alloc(pplan, true); knownNew = nc - 1; o = O_DONE
+       :: fault(); o = O_REFUSED
+       :: !r && nc < MAXC && faults < MAXF -> faults++; alloc(pplan, true); knownNew = nc - 1; knownNew = NONE; o = O_SILENT
+       :: !(!r && nc < MAXC) -> o = O_REFUSED
+       fi
     fi
   };
   invariants();

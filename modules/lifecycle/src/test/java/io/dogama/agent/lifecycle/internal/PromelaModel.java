@@ -458,10 +458,13 @@ final class PromelaModel {
                     + "\n   :: else\n   fi\nfi";
             case ROLLBACK_RENAME_OLD -> "nameXheld(r);\n"
                     + engine("ex[pcid] && ours[pcid] && (nm[pcid] == N_X || !r)", "touch(pcid); nm[pcid] = N_X");
-            case ROLLBACK_RECREATE_OLD -> "if :: search || " + markerSearch() + " -> unrecorded(pplan, found); "
-                    + "if :: found != NONE -> remove(found) :: else fi :: else fi;\nnameXheld(r);\n"
+            // its search first, an engine call of its own: refused, nothing is removed or made
+            case ROLLBACK_RECREATE_OLD -> "if\n:: search || " + markerSearch() + " ->\n"
+                    + "   if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi\n"
+                    + "      :: fault(); o = O_REFUSED\n   fi\n:: else\nfi;\n"
+                    + "if\n:: o == O_REFUSED\n:: else ->\n   nameXheld(r);\n   "
                     + engine("!r && nc < MAXC", "alloc(pplan, true); knownNew = nc - 1")
-                    .replace("o = O_SILENT", "knownNew = NONE; o = O_SILENT");
+                    .replace("o = O_SILENT", "knownNew = NONE; o = O_SILENT").replace("\n", "\n   ") + "\nfi";
             case ROLLBACK_RECORD_OLD -> write("pcid = knownNew; mk = " + c(Step.ROLLBACK_START_OLD));
             case ROLLBACK_START_OLD -> engine("ok(pcid, pplan) && nm[pcid] == N_X", "touch(pcid); up[pcid] = true; ran[pcid] = true");
             case ROLLBACK_COMMIT -> write("cid = pcid; plan = pplan; hasPrior = false; pcid = NONE; mk = 0; "
