@@ -1,13 +1,17 @@
 package io.dogama.agent.policy.internal;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dogama.agent.core.Violation;
 import io.dogama.agent.policy.AdminConfig;
+import io.dogama.agent.policy.Rules;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -53,5 +57,50 @@ class PathRulesTest {
         assertTrue(r.lexicallyInsideSomeRoot(root.toString()));
         assertFalse(r.lexicallyInsideSomeRoot(root + "-evil/x"), "components, not string prefixes");
         assertFalse(r.lexicallyInsideSomeRoot("/etc/shadow"));
+    }
+
+    /**
+     * The configuration refuses a root that overlaps the socket's folder or the data directory, as their paths
+     * resolve when it is read; the rule resolves them again when it is made, and refuses both, in both
+     * directions, for a plan and for check-disk. Reached here as it would be when a link on their way was
+     * re-pointed into a root between the two.
+     */
+    @Test
+    void theSocketsFolderAndTheDataDirectoryAreRefusedWhenTheyResolveBelowARoot() throws IOException {
+        Path base = tmp.toRealPath();
+        Path root = Files.createDirectories(base.resolve("srv/instances"));
+        Path run = Files.createDirectories(root.resolve("a/run"));
+        Path data = Files.createDirectories(root.resolve("b/data"));
+        Path beside = Files.createDirectories(root.resolve("c/work"));
+        Files.createDirectories(base.resolve("elsewhere/a/run"));
+        Files.createDirectories(base.resolve("elsewhere/b/data"));
+        Path link = Files.createSymbolicLink(base.resolve("via"), base.resolve("elsewhere"));
+        AdminConfig c = new AdminConfig(new AdminConfig.Listen("127.0.0.1", 8480),
+                link.resolve("a/run/docker.sock"), base.resolve("secret"), link.resolve("b/data"),
+                Map.of("instances", root), List.of("dogama-games"), List.of("0.0.0.0"),
+                new AdminConfig.PortRange(20000, 40000), new AdminConfig.Limits(1L << 30, 1_000_000_000L, 100, 10),
+                false);
+        Files.delete(link);
+        Files.createSymbolicLink(link, root);
+        PathRules r = new PathRules(c, AGENT_UID);
+        String field = "mounts[0].source";
+        assertEquals(List.of(new Violation(field, Rules.DOCKER_SOCKET)), bind(r, run.toString()), "the socket's folder");
+        assertEquals(List.of(new Violation(field, Rules.DOCKER_SOCKET)), bind(r, root.resolve("a").toString()),
+                "a folder that holds the socket's folder");
+        assertEquals(List.of(new Violation(field, Rules.DATA_DIR)), bind(r, data.toString()), "the data directory");
+        assertEquals(List.of(new Violation(field, Rules.DATA_DIR)), bind(r, root.resolve("b").toString()),
+                "a folder that holds the data directory");
+        Path inside = Files.createDirectories(data.resolve("registry"));
+        assertEquals(List.of(new Violation(field, Rules.DATA_DIR)), bind(r, inside.toString()),
+                "a folder inside the data directory");
+        assertEquals(List.of(), bind(r, beside.toString()), "a folder beside them is a source like any other");
+        assertEquals(List.of(new Violation("paths[0]", Rules.DOCKER_SOCKET), new Violation("paths[1]", Rules.DATA_DIR)),
+                r.checkDisk(List.of(root.resolve("a").toString(), inside.toString())).violations());
+    }
+
+    private static List<Violation> bind(PathRules r, String source) {
+        List<Violation> out = new ArrayList<>();
+        r.bindSource(source, "instances", "mounts[0].source", out);
+        return out;
     }
 }
