@@ -3,9 +3,11 @@ package io.dogama.agent.auth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.core.ProblemCode;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -239,6 +241,69 @@ class AuthenticatorTest {
             assertRejected(ProblemCode.UNAUTHENTICATED, auth.verify("GET", path,
                     MapHeaders.signed(authorization, HEALTH.timestamp(), HEALTH.nonce()), sha256(new byte[0])));
         }
+        // Signed as sent, so only the syntax check refuses them (Helidon's parser refuses such a request line
+        // before the authenticator sees it, so no HTTP test reaches this).
+        for (String method : List.of("GET\nX", "G ET", "GET\u007f", "GET\u0000", "")) {
+            String authorization = sign(VECTORS.secretLine(), method, "/v1/health", HEALTH.timestamp(),
+                    HEALTH.nonce(), new byte[0]);
+            assertRejected(ProblemCode.UNAUTHENTICATED, auth.verify(method, "/v1/health",
+                    MapHeaders.signed(authorization, HEALTH.timestamp(), HEALTH.nonce()), sha256(new byte[0])));
+        }
+        String authorization = sign(VECTORS.secretLine(), "GET", "/v1/health", HEALTH.timestamp(), HEALTH.nonce(),
+                new byte[0]);
+        assertEquals(new AuthDecision.Accepted(false), auth.verify("GET", "/v1/health",
+                MapHeaders.signed(authorization, HEALTH.timestamp(), HEALTH.nonce()), sha256(new byte[0])),
+                "the same request with a clean method and path is accepted");
+    }
+
+    /**
+     * A nonce the journal could not make durable is never an acceptance: a journal that failed answers
+     * {@code internal_error}, one that did not answer in time {@code busy} (the request may be retried; its nonce
+     * stays remembered). Both on the real journal: closed (as after a failed force, nothing is admitted any more),
+     * and a request thread interrupted while it waits for the force (the server's forced stop does that).
+     */
+    @Test
+    void aNonceTheJournalCouldNotMakeDurableIsNeverAccepted() throws Exception {
+        clock.set(Instant.parse(HEALTH.timestamp()));
+        Secrets secrets = SecretFile.load(Vectors.secretFile(dir, VECTORS.secretLine()));
+        Path data = Files.createDirectories(dir.resolve("data"));
+        NonceStore store = NonceStore.persistent(data, 100, clock); // closed on purpose below, and again (idempotent)
+        try {
+            Authenticator journaled = Authenticator.create(secrets, clock, store);
+            Thread.currentThread().interrupt();
+            AuthDecision interrupted;
+            try {
+                interrupted = health(journaled, "nonce-interrupted-0001");
+            } finally {
+                assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+            }
+            assertRejected(ProblemCode.BUSY, interrupted, "not durable in time");
+            assertRejected(ProblemCode.REPLAYED_REQUEST, health(journaled, "nonce-interrupted-0001"),
+                    "a nonce refused busy stays remembered");
+            store.close();
+            assertRejected(ProblemCode.INTERNAL_ERROR, health(journaled, "nonce-after-failure-01"),
+                    "a journal that failed");
+        } finally {
+            store.close();
+        }
+        try (NonceStore reopened = NonceStore.persistent(data, 100, clock)) {
+            Authenticator again = Authenticator.create(secrets, clock, reopened);
+            assertEquals(new AuthDecision.Accepted(false), health(again, "nonce-after-failure-01"),
+                    "the same request on a working journal is accepted");
+            assertRejected(ProblemCode.REPLAYED_REQUEST, health(again, "nonce-interrupted-0001"),
+                    "the nonce refused busy was journaled after all");
+        }
+    }
+
+    private static AuthDecision health(Authenticator a, String nonce) throws Exception {
+        String authorization = sign(VECTORS.secretLine(), "GET", "/v1/health", HEALTH.timestamp(), nonce,
+                new byte[0]);
+        return a.verify("GET", "/v1/health", MapHeaders.signed(authorization, HEALTH.timestamp(), nonce),
+                sha256(new byte[0]));
+    }
+
+    private static void assertRejected(ProblemCode code, AuthDecision decision, String message) {
+        assertEquals(new AuthDecision.Rejected(code), decision, message);
     }
 
     @Test
