@@ -48,6 +48,11 @@ final class SocketDockerEngine implements DockerEngine {
         return api;
     }
 
+    /** @return about how many long calls wait for their turn now (the tests wait for one to be queued) */
+    int longCallsWaiting() {
+        return longCalls.getQueueLength();
+    }
+
     HttpTransport transport() {
         return http;
     }

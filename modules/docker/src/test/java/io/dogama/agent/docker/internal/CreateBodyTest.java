@@ -185,9 +185,18 @@ class CreateBodyTest {
         assertThrows(IllegalArgumentException.class, () -> CreateBody.json(s));
     }
 
+    /** Refused by the check that says {@code why}, not by another one the change also trips. */
+    static void refused(UnaryOperator<Parts> change, String why) {
+        ContainerSpec s = with(change);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CreateBody.json(s));
+        assertEquals("docker: " + why, e.getMessage());
+    }
+
+    /** The control every refusal here is measured against: the sample itself passes, whole. */
     @Test
     void theUnchangedSampleIsAccepted() {
-        CreateBody.json(with(p -> p));
+        String json = new String(CreateBody.json(with(p -> p)), StandardCharsets.UTF_8);
+        assertTrue(json.contains("\"CapDrop\":[\"ALL\"]"), json);
     }
 
     @Test
@@ -225,6 +234,7 @@ class CreateBodyTest {
         refused(p -> p.tmpfs(List.of(new TmpfsMount("/tmp,exec", 1))));
         refused(p -> p.tmpfs(List.of(new TmpfsMount("/tmp:exec", 1))));
         refused(p -> p.tmpfs(List.of(new TmpfsMount("tmp", 1))));
+        refused(p -> p.tmpfs(List.of(new TmpfsMount("/", 1))), "invalid tmpfs target");
         refused(p -> p.workingDir("data"));
     }
 
@@ -243,7 +253,9 @@ class CreateBodyTest {
         refused(p -> p.env(Map.of("A=B", "c")));
         refused(p -> p.env(Map.of("", "c")));
         refused(p -> p.env(Map.of("A", "c\u0000d")));
-        refused(p -> p.labels(Map.of("a\nb", "c")));
+        refused(p -> p.labels(Map.of("a\nb", "c")), "invalid label");
+        refused(p -> p.labels(Map.of("", "c")), "invalid label");
+        refused(p -> p.labels(Map.of("a", "c\u0000d")), "invalid label");
         refused(p -> p.ports(List.of(new PublishedPort(80, new HostPort("localhost", 20080, Protocol.TCP)))));
         refused(p -> p.ports(List.of(new PublishedPort(80, new HostPort("", 20080, Protocol.TCP)))));
     }

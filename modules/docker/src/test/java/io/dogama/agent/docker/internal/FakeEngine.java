@@ -67,6 +67,7 @@ final class FakeEngine implements AutoCloseable {
     /** Connections that are over, whichever side closed them. */
     final AtomicInteger ended = new AtomicInteger();
     private final Thread acceptor;
+    private volatile String pingBody = "OK";
 
     FakeEngine(Path socket, Handler handler) throws IOException {
         this.server = AFUNIXServerSocket.bindOn(socket, true);
@@ -76,6 +77,14 @@ final class FakeEngine implements AutoCloseable {
 
     void versionJson(String json) {
         versionJson = json;
+    }
+
+    /** What {@code /_ping} answers from now on (two bytes, as the engine's "OK"). */
+    void pingBody(String twoBytes) {
+        if (twoBytes.length() != 2) {
+            throw new IllegalArgumentException("two bytes");
+        }
+        pingBody = twoBytes;
     }
 
     private void acceptLoop() {
@@ -108,7 +117,7 @@ final class FakeEngine implements AutoCloseable {
                 if (r.target().equals("/version") || r.target().endsWith("/version")) {
                     after = json(out, 200, versionJson);
                 } else if (r.target().endsWith("/_ping")) {
-                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nApi-Version: 1.41\r\n\r\nOK")
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nApi-Version: 1.41\r\n\r\n" + pingBody)
                             .getBytes(StandardCharsets.US_ASCII));
                     out.flush();
                     after = After.KEEP;

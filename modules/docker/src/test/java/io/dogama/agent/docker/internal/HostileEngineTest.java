@@ -355,6 +355,17 @@ class HostileEngineTest {
         fake.close();
     }
 
+    /** A 200 to {@code _ping} is not enough: something on the socket that is not the engine answers 200 too. */
+    @Test
+    void aPingAnsweredWithAnythingButOkFails() throws Exception {
+        engine.ping();
+        fake.pingBody("NO");
+        DockerProtocolException e = assertThrows(DockerProtocolException.class, () -> engine.ping());
+        assertEquals("docker: ping: unexpected answer", e.getMessage());
+        fake.pingBody("OK");
+        engine.ping();
+    }
+
     /** No exception in the chain carries engine text. */
     static void assertClean(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) {
@@ -694,8 +705,11 @@ class HostileEngineTest {
                 }));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (fake.receivedOn("/stop?").size() < SMALL.maxLongCalls()) {
-                assertTrue(System.nanoTime() < deadline, "the stops never reached the engine");
+            // Only once the last stop waits for its turn could it, without the limit, hold the last connection.
+            while (fake.receivedOn("/stop?").size() < SMALL.maxLongCalls()
+                    || ((SocketDockerEngine) engine).longCallsWaiting() < stops - SMALL.maxLongCalls()) {
+                assertTrue(System.nanoTime() < deadline, "the stops never reached the engine, or the last one never "
+                        + "waited for its turn (" + fake.receivedOn("/stop?").size() + " received)");
                 LockSupport.parkNanos(1_000_000); // leave the two cores to the stops' threads
             }
             // every stop waits on the engine or for its turn; the ping still gets a connection
