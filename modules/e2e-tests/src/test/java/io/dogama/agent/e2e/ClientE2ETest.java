@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.client.DiskSpace;
 import io.dogama.agent.client.DogamaClient;
@@ -189,10 +190,21 @@ class ClientE2ETest {
         pb.environment().putAll(Map.of("DOGAMA_SECRET_FILE", e2e.secretFile().toString(),
                 "DOGAMA_URL", "http://127.0.0.1:" + e2e.wire().port()));
         pb.redirectError(ProcessBuilder.Redirect.DISCARD);
-        Process proc = pb.start();
-        proc.getOutputStream().close();
-        String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "dogama-curl hangs");
-        return new Curl(proc.exitValue(), out);
+        // The answer goes to a file: draining a pipe to its end would wait for a hung curl without a bound.
+        java.nio.file.Path log = java.nio.file.Files.createTempFile("dogama-curl-", ".out");
+        try {
+            pb.redirectOutput(log.toFile());
+            Process proc = pb.start();
+            proc.getOutputStream().close();
+            if (!proc.waitFor(60, TimeUnit.SECONDS)) {
+                proc.destroyForcibly();
+                fail("dogama-curl hangs: " + String.join(" ", cmd) + " did not finish in 60 s:\n"
+                        + new String(java.nio.file.Files.readAllBytes(log), StandardCharsets.UTF_8));
+            }
+            String out = new String(java.nio.file.Files.readAllBytes(log), StandardCharsets.UTF_8);
+            return new Curl(proc.exitValue(), out);
+        } finally {
+            java.nio.file.Files.deleteIfExists(log);
+        }
     }
 }

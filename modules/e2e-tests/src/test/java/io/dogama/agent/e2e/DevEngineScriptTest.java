@@ -2,6 +2,7 @@ package io.dogama.agent.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
@@ -46,10 +47,21 @@ class DevEngineScriptTest {
                 "status");
         pb.environment().put("DOGAMA_DOCKERD_DIR", dir.toString());
         pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        Process p = pb.start();
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "scripts/dockerd status did not end");
-        assertEquals(1, p.exitValue(), err);
-        return err;
+        // stderr goes to a file: draining a pipe to its end would wait for a hung script without a bound.
+        Path log = Files.createTempFile("dogama-dockerd-status-", ".err");
+        try {
+            pb.redirectError(log.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                fail("scripts/dockerd status did not end in 30 s:\n"
+                        + new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+            }
+            String err = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+            assertEquals(1, p.exitValue(), err);
+            return err;
+        } finally {
+            Files.deleteIfExists(log);
+        }
     }
 }

@@ -21,6 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * stopped, so other tests keep it.
  */
 final class EngineLink implements AutoCloseable {
+    /** The longest a held answer waits for its release; every test releases its hold long before. */
+    private static final long HOLD_LIMIT_SECONDS = 60;
+
     private final Path path;
     private final Path engine;
     private final Set<SocketChannel> live = ConcurrentHashMap.newKeySet();
@@ -145,7 +148,13 @@ final class EngineLink implements AutoCloseable {
                 Hold waiting = requests ? null : pending.getAndSet(null);
                 if (waiting != null) {
                     waiting.held.countDown();
-                    waiting.released.await();
+                    // A hold the test forgot to release would otherwise hang the agent's Docker call, not fail
+                    // the test: past the bound, the connection is cut as if the engine went away.
+                    if (!waiting.released.await(HOLD_LIMIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS)) {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        return;
+                    }
                 }
                 while (buf.hasRemaining()) {
                     to.write(buf);

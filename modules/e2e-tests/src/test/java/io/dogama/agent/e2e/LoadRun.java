@@ -18,6 +18,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The load run of docs/load.md, by hand only (a main, not a test): the agent from the runtime
@@ -154,9 +156,20 @@ public final class LoadRun {
                 Thread.onSpinWait();
             }
             go.countDown();
+            // No client starts a request after end, and each request gives up after Wire.REQUEST_TIMEOUT: a client
+            // still busy two minutes after end is stuck, and the run says so instead of waiting for ever.
+            long limitSeconds = warmupSeconds + seconds + 120L;
+            long deadline = start + TimeUnit.SECONDS.toNanos(limitSeconds);
             List<long[]> parts = new ArrayList<>();
             for (Future<long[]> f : futures) {
-                parts.add(f.get());
+                try {
+                    parts.add(f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                } catch (TimeoutException e) {
+                    // HttpClient.send ends when interrupted: the pool's close then has nothing left to wait for.
+                    futures.forEach(g -> g.cancel(true));
+                    throw new AssertionError("load run: a client of " + path + " was still busy " + limitSeconds
+                            + " s after the start (" + warmupSeconds + " s warm-up, " + seconds + " s measured)", e);
+                }
             }
             long[] all = parts.stream().flatMapToLong(Arrays::stream).toArray();
             return new Run(all, seconds, new TreeMap<>(others));

@@ -3,6 +3,7 @@ package io.dogama.agent.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,17 +33,25 @@ class MetricsE2ETest {
     /** @return promtool's exit status and output on {@code text} */
     private static String promtool(String text, int[] exit) throws Exception {
         Path in = Files.createTempFile("dogama-metrics-", ".prom");
+        // promtool's output goes to a file: draining a pipe to its end would wait for a hung promtool
+        // without a bound, and the timeout would never apply.
+        Path log = Files.createTempFile("dogama-promtool-", ".log");
         try {
             Files.writeString(in, text, StandardCharsets.UTF_8);
             ProcessBuilder pb = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true)
-                    .redirectInput(in.toFile());
+                    .redirectInput(in.toFile()).redirectOutput(log.toFile());
             Process p = pb.start();
-            byte[] out = p.getInputStream().readAllBytes();
-            assertTrue(p.waitFor(PROMTOOL_TIMEOUT.toSeconds(), TimeUnit.SECONDS), "promtool hangs");
+            if (!p.waitFor(PROMTOOL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                fail("promtool hangs: " + String.join(" ", pb.command()) + " did not finish in "
+                        + PROMTOOL_TIMEOUT.toSeconds() + " s:\n"
+                        + new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+            }
             exit[0] = p.exitValue();
-            return new String(out, StandardCharsets.UTF_8);
+            return new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
         } finally {
             Files.deleteIfExists(in);
+            Files.deleteIfExists(log);
         }
     }
 

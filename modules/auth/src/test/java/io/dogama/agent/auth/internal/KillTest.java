@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.auth.NonceStore;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +16,8 @@ import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 class KillTest {
     private static final int KILL_AFTER = 400;
     private static final long CHILD_TIMEOUT_SECONDS = 60;
+    /** Stands for the end of the child's output among its lines, none of which holds a line break. */
+    private static final String END = "\n";
 
     @TempDir
     Path tmp;
@@ -51,31 +56,35 @@ class KillTest {
     private static Set<String> killAdmitterMidStream(Path data, Path stderr, int killAfter) throws Exception {
         Process p = command("admit", data.toString(), "16").redirectError(stderr.toFile()).start();
         Set<String> acknowledged = new LinkedHashSet<>();
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        try {
+            // A reader thread takes the lines, so the deadline bounds a child that stops printing (stuck in
+            // a lock or an fsync) as well as a slow one: a readLine here would block past it.
+            BlockingQueue<String> lines = lines(p);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
-            String line;
-            // readLine blocks, but the child prints steadily; the deadline bounds a stuck child.
-            while ((line = in.readLine()) != null) {
+            String waiting = "the child did not reach " + killAfter + " admissions";
+            for (String line = next(lines, deadline, p, stderr, waiting); !line.equals(END);
+                    line = next(lines, deadline, p, stderr, waiting)) {
                 if (line.startsWith("ok ")) {
                     acknowledged.add(line.substring(3));
                     if (acknowledged.size() >= killAfter) {
-                        // SIGKILL while the child keeps admitting: no shutdown hook, no close, no flush.
+                        // SIGKILL while the child keeps admitting: no shutdown hook, no close, no flush. Through
+                        // the handle, because Process.destroyForcibly also closes our end of its stdout.
                         assertTrue(p.toHandle().destroyForcibly(), "could not kill the child");
                         break;
                     }
                 } else if (line.startsWith("refused")) {
                     fail("the child was refused before the kill: " + line + " " + Files.readString(stderr));
                 }
-                if (System.nanoTime() > deadline) {
-                    fail("the child did not reach " + killAfter + " admissions in time");
-                }
             }
             if (acknowledged.size() < killAfter) {
                 fail("the child died before " + killAfter + " admissions: " + Files.readString(stderr));
             }
             assertTrue(p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS), "the killed child did not exit");
-            // Lines printed between our read and its death were acknowledged too.
-            while ((line = in.readLine()) != null) {
+            // Lines printed between our read and its death were acknowledged too: read them to the end.
+            long drained = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
+            String ending = "the killed child's output did not end";
+            for (String line = next(lines, drained, p, stderr, ending); !line.equals(END);
+                    line = next(lines, drained, p, stderr, ending)) {
                 if (line.startsWith("ok ")) {
                     acknowledged.add(line.substring(3));
                 }
@@ -85,6 +94,38 @@ class KillTest {
         }
         assertEquals(137, p.exitValue(), "the child must have died of SIGKILL");
         return acknowledged;
+    }
+
+    /** @return the child's stdout lines, then {@link #END}, read on a daemon thread */
+    private static BlockingQueue<String> lines(Process p) {
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread.ofPlatform().daemon().name("kill-test-child-stdout").start(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // Process.destroyForcibly closed our end of the pipe: the output ends here just the same.
+            } finally {
+                lines.add(END);
+            }
+        });
+        return lines;
+    }
+
+    /**
+     * @return the child's next line, or {@link #END}; if none comes before the deadline, kills the child and
+     *         fails with {@code waiting} and its stderr
+     */
+    private static String next(BlockingQueue<String> lines, long deadline, Process p, Path stderr, String waiting)
+            throws InterruptedException, IOException {
+        String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null) {
+            p.destroyForcibly();
+            fail(waiting + " in " + CHILD_TIMEOUT_SECONDS + " s: " + Files.readString(stderr));
+        }
+        return line;
     }
 
     private static ProcessBuilder command(String... args) {

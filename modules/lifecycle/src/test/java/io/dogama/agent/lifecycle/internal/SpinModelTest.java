@@ -72,21 +72,30 @@ class SpinModelTest {
     }
 
     private static String run(Path dir, int timeoutSeconds, String... cmd) throws IOException, InterruptedException {
+        // The output goes to a file, not a pipe: reading a pipe to its end waits for the child without a bound
+        // (a state explosion in pan), and the timeout below would never apply.
+        Path log = Files.createTempFile("spin-run-", ".log");
         Process p;
+        String out;
         try {
-            p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            fail(cmd[0] + " is not installed: the lifecycle model check needs it. Install it with "
-                    + "`apt-get install -y spin gcc` (scripts/test does).", e);
-            throw e;
+            try {
+                p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
+                        .redirectOutput(log.toFile()).start();
+            } catch (IOException e) {
+                fail(cmd[0] + " is not installed: the lifecycle model check needs it. Install it with "
+                        + "`apt-get install -y spin gcc` (scripts/test does).", e);
+                throw e;
+            }
+            p.getOutputStream().close();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                fail(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s:\n"
+                        + new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+            }
+            out = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+        } finally {
+            Files.deleteIfExists(log);
         }
-        p.getOutputStream().close();
-        byte[] bytes = p.getInputStream().readAllBytes();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s");
-        }
-        String out = new String(bytes, StandardCharsets.UTF_8);
         if (p.exitValue() != 0 && !cmd[0].equals("./pan") && !cmd[0].equals("spin")) {
             fail(String.join(" ", cmd) + " exited " + p.exitValue() + ":\n" + out);
         }

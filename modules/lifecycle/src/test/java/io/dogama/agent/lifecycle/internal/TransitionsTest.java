@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,10 +79,16 @@ class TransitionsTest {
         Path svg = scratch.resolve("lifecycle.svg");
         Path source = scratch.resolve("lifecycle.dot");
         Files.writeString(source, dot, StandardCharsets.UTF_8);
+        // dot's output goes to a file: draining a pipe to its end would wait for a hung dot without a bound.
+        Path log = scratch.resolve("dot.log");
         Process p = new ProcessBuilder("dot", "-Tsvg", source.toString(), "-o", svg.toString())
-                .redirectErrorStream(true).start();
-        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "dot did not finish");
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("dot -Tsvg did not finish in 60 s:\n" + new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+        }
+        String said = new String(Files.readAllBytes(log), StandardCharsets.UTF_8);
+        Files.delete(log);
         assertEquals(0, p.exitValue(), "dot -Tsvg failed: " + said);
         if (Boolean.getBoolean("dogama.regenerate")) {
             Files.writeString(COMMITTED_DOT, dot, StandardCharsets.UTF_8);

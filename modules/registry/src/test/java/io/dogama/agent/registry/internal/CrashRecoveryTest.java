@@ -10,12 +10,15 @@ import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +34,8 @@ class CrashRecoveryTest {
     private static final int KILL_AFTER = 50;
     private static final int ROUNDS = 3;
     private static final long CHILD_TIMEOUT_SECONDS = 120;
+    /** Stands for the end of the child's output among its lines, none of which holds a line break. */
+    private static final String END = "\n";
 
     @TempDir
     Path tmp;
@@ -72,11 +77,14 @@ class CrashRecoveryTest {
         Process p = ForkedJvm.command(List.of(), true, "write", data.toString())
                 .redirectError(stderr.toFile()).start();
         int last = 0;
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        try {
+            // A reader thread takes the lines, so the deadline bounds a child that stops printing (stuck in
+            // a lock or an fsync) as well as a slow one: a readLine here would block past it.
+            BlockingQueue<String> lines = lines(p);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
-            String line;
-            // readLine blocks, but the child prints steadily; the deadline bounds a stuck child.
-            while ((line = in.readLine()) != null) {
+            String waiting = "the writer did not reach " + killAfter + " writes";
+            for (String line = next(lines, deadline, p, stderr, waiting); !line.equals(END);
+                    line = next(lines, deadline, p, stderr, waiting)) {
                 if (line.startsWith("wrote ")) {
                     last = Integer.parseInt(line.substring(6));
                     if (last >= killAfter) {
@@ -88,16 +96,16 @@ class CrashRecoveryTest {
                 } else if (line.equals("limit reached")) {
                     fail("the writer finished before it was killed");
                 }
-                if (System.nanoTime() > deadline) {
-                    fail("the writer did not reach " + killAfter + " writes in time");
-                }
             }
             if (last < killAfter) {
                 fail("the writer died before " + killAfter + " writes: " + Files.readString(stderr));
             }
             assertTrue(p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS), "the killed writer did not exit");
             // Lines the child printed between our read and its death still count as completed writes.
-            while ((line = in.readLine()) != null) {
+            long drained = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
+            String ending = "the killed writer's output did not end";
+            for (String line = next(lines, drained, p, stderr, ending); !line.equals(END);
+                    line = next(lines, drained, p, stderr, ending)) {
                 if (line.startsWith("wrote ")) {
                     last = Integer.parseInt(line.substring(6));
                 }
@@ -107,5 +115,37 @@ class CrashRecoveryTest {
         }
         assertEquals(137, p.exitValue(), "the writer must have died of SIGKILL");
         return last;
+    }
+
+    /** @return the child's stdout lines, then {@link #END}, read on a daemon thread */
+    private static BlockingQueue<String> lines(Process p) {
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread.ofPlatform().daemon().name("crash-test-child-stdout").start(() -> {
+            try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // Process.destroyForcibly closed our end of the pipe: the output ends here just the same.
+            } finally {
+                lines.add(END);
+            }
+        });
+        return lines;
+    }
+
+    /**
+     * @return the child's next line, or {@link #END}; if none comes before the deadline, kills the child and
+     *         fails with {@code waiting} and its stderr
+     */
+    private static String next(BlockingQueue<String> lines, long deadline, Process p, Path stderr, String waiting)
+            throws InterruptedException, IOException {
+        String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null) {
+            p.destroyForcibly();
+            fail(waiting + " in " + CHILD_TIMEOUT_SECONDS + " s: " + Files.readString(stderr));
+        }
+        return line;
     }
 }

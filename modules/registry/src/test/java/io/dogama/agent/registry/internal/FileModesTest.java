@@ -2,6 +2,7 @@ package io.dogama.agent.registry.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,6 +17,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -28,6 +31,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FileModesTest {
     private static final String OWNER_ONLY = "rw-------";
+    /** How long the forked registry may take to open and to close: a JVM start and a map's creation. */
+    private static final long CHILD_TIMEOUT_SECONDS = 120;
+    /** Stands for the end of the child's output among its lines, none of which holds a line break. */
+    private static final String END = "\n";
 
     @TempDir
     Path dir;
@@ -69,13 +76,15 @@ class FileModesTest {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 000 && exec \"$@\"", "sh"));
         cmd.addAll(java.command());
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                OutputStream in = p.getOutputStream()) {
-            assertEquals("open", readUntil(out, "open"));
+        try (OutputStream in = p.getOutputStream()) {
+            // A reader thread takes the lines, so the deadline bounds a child that deadlocks and prints nothing.
+            BlockingQueue<String> lines = lines(p);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CHILD_TIMEOUT_SECONDS);
+            assertEquals("open", readUntil(lines, deadline, p, "open"));
             Map<String, String> whileOpen = modes();
             in.write('\n');
             in.flush();
-            assertEquals("closed", readUntil(out, "closed"));
+            assertEquals("closed", readUntil(lines, deadline, p, "closed"));
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the forked registry did not exit");
             assertEquals(0, p.exitValue());
             return whileOpen;
@@ -84,14 +93,42 @@ class FileModesTest {
         }
     }
 
-    private static String readUntil(BufferedReader out, String wanted) throws IOException {
-        String line;
-        while ((line = out.readLine()) != null) {
-            if (line.equals(wanted)) {
+    /** @return the child's stdout lines, then {@link #END}, read on a daemon thread */
+    private static BlockingQueue<String> lines(Process p) {
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread.ofPlatform().daemon().name("file-modes-child-stdout").start(() -> {
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // Process.destroyForcibly closed our end of the pipe: the output ends here just the same.
+            } finally {
+                lines.add(END);
+            }
+        });
+        return lines;
+    }
+
+    /**
+     * @return {@code wanted} once the child printed it, "end of output" if its output ended first; if neither
+     *         happens before the deadline, kills the child and fails
+     */
+    private static String readUntil(BlockingQueue<String> lines, long deadline, Process p, String wanted)
+            throws InterruptedException {
+        while (true) {
+            String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                p.destroyForcibly();
+                fail("the forked registry did not print \"" + wanted + "\" in " + CHILD_TIMEOUT_SECONDS
+                        + " s (its stderr is in the test output)");
+            } else if (line.equals(END)) {
+                return "end of output";
+            } else if (line.equals(wanted)) {
                 return line;
             }
         }
-        return "end of output";
     }
 
     private Map<String, String> modes() throws IOException {

@@ -3,6 +3,7 @@ package io.dogama.agent.registry.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.registry.Registry;
 import java.io.IOException;
@@ -24,10 +25,20 @@ class ReserveTest {
 
     /** @return the bytes the file system has given the file ({@code stat %b} x 512) */
     private static long allocated(Path file) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("stat", "-c", "%b", file.toString()).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "stat did not finish");
-        return Long.parseLong(out) * 512;
+        // stat's output goes to a file: draining a pipe to its end would wait for a hung stat without a bound.
+        Path log = Files.createTempFile("dogama-stat-", ".out");
+        try {
+            Process p = new ProcessBuilder("stat", "-c", "%b", file.toString()).redirectOutput(log.toFile()).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                fail("stat -c %b " + file + " did not finish in 30 s:\n"
+                        + new String(Files.readAllBytes(log), StandardCharsets.US_ASCII));
+            }
+            String out = new String(Files.readAllBytes(log), StandardCharsets.US_ASCII).strip();
+            return Long.parseLong(out) * 512;
+        } finally {
+            Files.deleteIfExists(log);
+        }
     }
 
     @Test
