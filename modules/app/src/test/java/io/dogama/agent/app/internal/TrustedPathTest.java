@@ -1,9 +1,9 @@
 package io.dogama.agent.app.internal;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.AgentUid;
@@ -23,6 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * agent, none writable by others (a sticky folder above excepted). Giving a file away needs root, as CI runs.
  */
 class TrustedPathTest {
+    /** Skipped, these refusals would go untested: the tests run as root (scripts/test, .ci/run). */
+    private static final String AS_ROOT = "chown needs root: run the tests as root, as scripts/test and .ci/run do";
     /** A UID that is not the test's (nor, in practice, anyone's on the build machine). */
     private static final int OTHER_UID = 4242;
 
@@ -71,7 +73,7 @@ class TrustedPathTest {
      */
     @Test
     void theWayTheConfigNamesARootIsCheckedAsItsRealPath() throws IOException {
-        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        assertEquals(AgentUid.ROOT, AgentUid.current(), AS_ROOT);
         Path real = Files.createDirectories(base.resolve("srv/instances"));
         Path ops = Files.createDirectory(base.resolve("ops"));
         Path link = Files.createSymbolicLink(ops.resolve("instances"), real);
@@ -138,7 +140,7 @@ class TrustedPathTest {
 
     @Test
     void aFileOrAFolderAboveOwnedBySomeoneElseIsRefused() throws IOException {
-        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        assertEquals(AgentUid.ROOT, AgentUid.current(), AS_ROOT);
         Files.setAttribute(file, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
         StartupException e = assertThrows(StartupException.class, () -> requireFile(file));
         assertTrue(e.getMessage().contains(file + " is owned by UID " + OTHER_UID), e.getMessage());
@@ -153,7 +155,7 @@ class TrustedPathTest {
 
     @Test
     void aLinkIntoAFolderOfSomeoneElseIsRefused() throws IOException {
-        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        assertEquals(AgentUid.ROOT, AgentUid.current(), AS_ROOT);
         Path theirs = Files.createDirectory(base.resolve("home-of-someone"));
         Path target = Files.writeString(theirs.resolve("agent.json"), "{}");
         Files.setAttribute(theirs, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
@@ -219,7 +221,7 @@ class TrustedPathTest {
     /** In a sticky folder anyone may add a link: one that is not root's or the agent's is refused. */
     @Test
     void aLinkOfSomeoneElseInAStickyFolderIsRefused() throws IOException {
-        assumeTrue(AgentUid.current() == AgentUid.ROOT, "chown needs root");
+        assertEquals(AgentUid.ROOT, AgentUid.current(), AS_ROOT);
         Path sticky = Files.createDirectory(base.resolve("sticky"));
         Files.setPosixFilePermissions(sticky, PosixFilePermissions.fromString("rwxrwxrwx"));
         Files.setAttribute(sticky, "unix:mode", 01777);
