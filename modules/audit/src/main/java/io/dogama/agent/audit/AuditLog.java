@@ -15,6 +15,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
@@ -119,6 +120,19 @@ public final class AuditLog implements AutoCloseable {
 
     private static FileChannel lock(Path dir) throws AuditException {
         FileChannel ch;
+        try {
+            // Its type first: opened to write, a FIFO in its place would hang the start in open(2).
+            BasicFileAttributes a = Files.readAttributes(dir.resolve(LOCK_FILE_NAME), BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (!a.isRegularFile()) {
+                throw new AuditException("the lock file " + dir.resolve(LOCK_FILE_NAME)
+                        + " is not a regular file; move it aside");
+            }
+        } catch (NoSuchFileException absent) {
+            // made below
+        } catch (IOException e) {
+            throw new AuditException("the lock file in " + dir + " cannot be read", e);
+        }
         try {
             ch = FileChannel.open(dir.resolve(LOCK_FILE_NAME), Set.of(StandardOpenOption.CREATE,
                     StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(
@@ -253,7 +267,7 @@ public final class AuditLog implements AutoCloseable {
         try {
             return Verifier.verify(dir, key);
         } catch (IOException e) {
-            throw new AuditException("the log in " + dir + " cannot be read", e);
+            throw new AuditException("the log in " + dir + " cannot be read: " + e.getMessage(), e);
         }
     }
 
@@ -270,7 +284,7 @@ public final class AuditLog implements AutoCloseable {
         try {
             return Tail.lines(dir, n);
         } catch (IOException e) {
-            throw new AuditException("the log in " + dir + " cannot be read", e);
+            throw new AuditException("the log in " + dir + " cannot be read: " + e.getMessage(), e);
         }
     }
 }

@@ -6,10 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,7 +22,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -290,6 +297,119 @@ class AuditLogTest {
                     () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()), length + " bytes");
             assertTrue(e.getMessage().contains("without a newline"), e.getMessage());
             assertArrayEquals(damaged, Files.readAllBytes(f), length + " bytes: the damage is kept as found");
+        }
+    }
+
+    /**
+     * Someone who can write the log's storage but not the data directory (the README puts the log on a file system
+     * of its own) plants a link, named as the newest log file, to a key of the agent's: the start's repair of a
+     * torn tail would cut the key short (every later start refused, every line unverifiable). Refused before any
+     * open; what it leads to is untouched; the verifier and the tail refuse it too.
+     */
+    @Test
+    void aLogFileThatIsALinkIsRefusedAndWhatItLeadsToIsUntouched() throws Exception {
+        write(3, 1 << 20);
+        byte[] secret = "k".repeat(32).getBytes(StandardCharsets.US_ASCII); // no newline: a "torn tail"
+        Path victim = Files.write(data.resolve("victim.key"), secret);
+        Path planted = Files.createSymbolicLink(dir().resolve("audit-000002.jsonl"), victim);
+        AuditException e = assertThrows(AuditException.class,
+                () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+        assertTrue(e.getMessage().contains("audit-000002.jsonl is named like a log file but is a symbolic link"),
+                e.getMessage());
+        assertArrayEquals(secret, Files.readAllBytes(victim), "the file the link leads to is untouched");
+        assertTrue(assertThrows(AuditException.class, () -> AuditLog.verify(dir(), key())).getMessage()
+                .contains("symbolic link"));
+        assertThrows(AuditException.class, () -> AuditLog.tail(dir(), 5));
+        Files.delete(planted);
+        write(1, 1 << 20);
+        assertEquals(4, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key())).lines());
+    }
+
+    /** As a link, a second name of a file elsewhere on the same file system: a hard link is refused too. */
+    @Test
+    void aLogFileWithASecondNameIsRefusedAndLeftAsFound() throws Exception {
+        write(3, 1 << 20);
+        byte[] secret = "k".repeat(32).getBytes(StandardCharsets.US_ASCII);
+        Path victim = Files.write(data.resolve("victim.key"), secret);
+        Files.createLink(dir().resolve("audit-000002.jsonl"), victim);
+        AuditException e = assertThrows(AuditException.class,
+                () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+        assertTrue(e.getMessage().contains("a file with 2 names"), e.getMessage());
+        assertArrayEquals(secret, Files.readAllBytes(victim));
+    }
+
+    /**
+     * A FIFO named as a log file or as the lock: opened to write, it blocks open(2) until a reader comes, so the
+     * start would hang for ever (and a supervisor that restarts on exit never acts); the verifier would hang the
+     * same way. Both answer within the bound instead.
+     */
+    @Test
+    void aFifoNamedLikeALogFileOrTheLockHangsNeitherTheStartNorTheVerifier() throws Exception {
+        write(3, 1 << 20);
+        for (String name : List.of("audit-000002.jsonl", AuditLog.LOCK_FILE_NAME)) {
+            Path fifo = dir().resolve(name);
+            Files.deleteIfExists(fifo);
+            mkfifo(fifo);
+            Throwable start = within(fifo, () -> {
+                AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close();
+                return null;
+            });
+            assertInstanceOf(AuditException.class, start, name);
+            assertTrue(start.getMessage().contains("not a regular file"), start.getMessage());
+            if (name.endsWith(".jsonl")) {
+                assertInstanceOf(AuditException.class, within(fifo, () -> AuditLog.verify(dir(), key())), name);
+            }
+            Files.delete(fifo);
+        }
+        write(1, 1 << 20);
+        assertEquals(4, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key())).lines());
+    }
+
+    /** A log file someone else owns would stay writable by them: the writer refuses it (the verifier reads it). */
+    @Test
+    void aLogFileOfAnotherOwnerIsRefusedByTheWriter() throws Exception {
+        assertEquals(0, Files.getAttribute(data, "unix:uid"), "chown needs root: the tests run as root");
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        Files.setAttribute(f, "unix:uid", 4242, LinkOption.NOFOLLOW_LINKS);
+        AuditException e = assertThrows(AuditException.class,
+                () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+        assertTrue(e.getMessage().contains("owned by UID 4242, not by the folder's owner"), e.getMessage());
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+    }
+
+    private static void mkfifo(Path at) throws Exception {
+        Process p = new ProcessBuilder("mkfifo", at.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "mkfifo did not finish");
+        assertEquals(0, p.exitValue(), "mkfifo failed");
+    }
+
+    /**
+     * @return what {@code call} threw (null if it returned) within a bound; if it is still stuck then, its FIFO is
+     *         opened from the other side to let it go, and the test fails
+     */
+    private static Throwable within(Path fifo, Callable<?> call) throws Exception {
+        CompletableFuture<Throwable> r = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                call.call();
+                r.complete(null);
+            } catch (Throwable t) {
+                r.complete(t);
+            }
+        });
+        try {
+            return r.get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException stuck) {
+            // O_RDWR on a FIFO does not block: it is the reader the stuck open(2) waits for
+            FileChannel ch = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            try {
+                r.get(30, TimeUnit.SECONDS);
+            } finally {
+                ch.close();
+            }
+            return fail("hung in open(2) on the FIFO " + fifo.getFileName() + " for 30 s");
         }
     }
 

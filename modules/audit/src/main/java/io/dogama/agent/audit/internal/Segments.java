@@ -2,7 +2,10 @@ package io.dogama.agent.audit.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -24,14 +27,72 @@ final class Segments {
         return dir.resolve(String.format("audit-%06d.jsonl", number));
     }
 
-    /** @return the files in chain order */
+    /**
+     * An entry named like a log file that is not a plain file: opened, a link would lead the writer's repair of
+     * a torn tail (a truncate) or its rotation (a create) to another file, a FIFO would hang the start or the
+     * verifier in open(2), a device would feed the verifier for ever. Never opened; the operator moves it aside.
+     */
+    static final class Foreign extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Foreign(Path file, String what) {
+            super(file + " is named like a log file but is " + what + "; move it aside");
+        }
+    }
+
+    /**
+     * @return the files in chain order, each a regular file (links are not followed)
+     * @throws Foreign if one is not
+     */
     static List<Path> list(Path dir) throws IOException {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> s = Files.list(dir)) {
             s.filter(p -> NAME.matcher(p.getFileName().toString()).matches()).forEach(out::add);
         }
+        for (Path p : out) {
+            requireRegular(p);
+        }
         out.sort((a, b) -> Integer.compare(number(a), number(b)));
         return out;
+    }
+
+    /**
+     * @param file a log file's or the lock's name
+     * @return false if nothing has that name
+     * @throws Foreign if something that is not a regular file has it
+     */
+    static boolean requireRegular(Path file) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+        if (!a.isRegularFile()) {
+            throw new Foreign(file, a.isSymbolicLink() ? "a symbolic link" : a.isDirectory() ? "a folder"
+                    : "not a regular file (a FIFO, a socket or a device)");
+        }
+        return true;
+    }
+
+    /**
+     * What the writer adds before it opens a file to write: it belongs to the folder's owner (the agent; a file of
+     * anyone else's would stay writable by them) and has no other name (a hard link to a file elsewhere, the
+     * agent's keys say, would be truncated by the repair of a torn tail).
+     *
+     * @param file a regular file ({@link #requireRegular})
+     * @param dir  the log folder, whose owner the start checked
+     * @throws Foreign if not
+     */
+    static void requireOwn(Path file, Path dir) throws IOException {
+        Object owner = Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        if (!owner.equals(Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS))) {
+            throw new Foreign(file, "owned by UID " + owner + ", not by the folder's owner");
+        }
+        Object links = Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+        if (!Integer.valueOf(1).equals(links)) {
+            throw new Foreign(file, "a file with " + links + " names (hard links)");
+        }
     }
 
     static int number(Path file) {

@@ -2,8 +2,10 @@ package io.dogama.agent.audit.internal;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,7 +28,8 @@ public final class Tail {
         Deque<String> out = new ArrayDeque<>();
         for (int i = files.size() - 1; i >= 0 && out.size() < n; i--) {
             Deque<String> ring = new ArrayDeque<>();
-            try (BufferedReader r = Files.newBufferedReader(files.get(i), StandardCharsets.UTF_8)) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(
+                    Files.newInputStream(files.get(i), LinkOption.NOFOLLOW_LINKS), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     ring.addLast(line);

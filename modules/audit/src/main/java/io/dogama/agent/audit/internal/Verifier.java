@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -38,7 +39,7 @@ public final class Verifier {
         long expected = 1;
         for (Path file : files) {
             long lineNo = 0;
-            try (InputStream in = new BufferedInputStream(Files.newInputStream(file))) {
+            try (InputStream in = new BufferedInputStream(Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS))) {
                 while (true) {
                     ByteArrayOutputStream buf = new ByteArrayOutputStream(512);
                     boolean complete = readLine(in, buf);

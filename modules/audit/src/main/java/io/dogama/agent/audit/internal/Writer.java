@@ -9,6 +9,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -149,6 +151,9 @@ public final class Writer implements AutoCloseable {
         Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace);
         try {
             w.resume();
+        } catch (Segments.Foreign e) {
+            w.closeChannel();
+            throw new AuditException(e.getMessage(), e);
         } catch (IOException e) {
             w.closeChannel();
             throw new AuditException("the log in " + dir + " cannot be opened", e);
@@ -168,6 +173,9 @@ public final class Writer implements AutoCloseable {
             fileNumber = 1;
             openFile(true);
             return;
+        }
+        for (Path f : files) {
+            Segments.requireOwn(f, dir); // the repair below may truncate any of them
         }
         fileNumber = Segments.number(files.getLast());
         openFile(false);
@@ -195,7 +203,8 @@ public final class Writer implements AutoCloseable {
      *                        cuts off at most one line, so that is damage, kept for the operator to look at
      */
     private String lastLine(Path file, boolean repair) throws IOException, AuditException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
             int window = (int) Math.min(size, Chain.MAX_LINE_BYTES * 2L);
             ByteBuffer buf = ByteBuffer.allocate(window);
@@ -243,7 +252,7 @@ public final class Writer implements AutoCloseable {
         channel = create
                 ? FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                         PosixFilePermissions.asFileAttribute(KeyFiles.MODE))
-                : FileChannel.open(file, StandardOpenOption.WRITE);
+                : FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         fileSize = channel.size();
         channel.position(fileSize);
         if (create) {
@@ -499,7 +508,8 @@ public final class Writer implements AutoCloseable {
                 }
                 interrupted = Thread.interrupted();
                 if (!channel.isOpen()) {
-                    channel = FileChannel.open(Segments.file(dir, fileNumber), StandardOpenOption.WRITE);
+                    channel = FileChannel.open(Segments.file(dir, fileNumber), StandardOpenOption.WRITE,
+                            LinkOption.NOFOLLOW_LINKS);
                     channel.truncate(fileSize); // what the interrupt cut off of a line
                     channel.position(fileSize);
                 }
@@ -542,9 +552,13 @@ public final class Writer implements AutoCloseable {
     private void rotate() throws IOException {
         channel.force(false);
         Path file = Segments.file(dir, fileNumber + 1);
-        // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over.
-        FileChannel next = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
+        // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over, if it is
+        // a plain file of the agent's (checked before the open: a FIFO would hang it); never through a link.
+        if (Segments.requireRegular(file)) {
+            Segments.requireOwn(file, dir);
+        }
+        FileChannel next = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
         try {
             if (next.size() != 0) {
                 throw new IOException("audit: " + file.getFileName() + " exists and is not empty");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.audit.AuditEvent;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -57,6 +58,31 @@ class WriterTest {
         try (var lines = Files.lines(Segments.file(dir, 1))) {
             assertEquals(3, lines.count());
         }
+    }
+
+    /**
+     * A dangling link planted where the next file goes: a rotation that followed it would create the file it names,
+     * wherever the agent may (root's in a host install), and write the log there. The rotation fails instead (the
+     * line is refused, as on a file system without inodes), nothing is made, and once the link is gone it goes on.
+     */
+    @Test
+    void aRotationNeverCreatesAFileThroughALinkInTheNextFilesPlace() throws Exception {
+        Path elsewhere = Files.createDirectories(dir.resolve("outside")).resolve("made-by-the-agent");
+        try (Writer w = Writer.open(dir, 4096, new byte[32], Clock.systemUTC())) {
+            Path planted = Files.createSymbolicLink(Segments.file(dir, 2), elsewhere); // (the start refuses it)
+            int i = 0;
+            while (w.writeDurably(event(i), 0, Duration.ofSeconds(30))) {
+                i++;
+                assertTrue(i < 100, "4 KiB never filled: no rotation");
+            }
+            assertFalse(Files.exists(elsewhere, LinkOption.NOFOLLOW_LINKS), "nothing made through the link");
+            assertFalse(w.healthy());
+            Files.delete(planted);
+            assertTrue(w.writeDurably(event(i), 0, Duration.ofSeconds(30)), "written once the link is gone");
+            assertEquals(i + 1, w.lastSeq());
+        }
+        assertTrue(Files.isRegularFile(Segments.file(dir, 2), LinkOption.NOFOLLOW_LINKS));
+        assertFalse(Files.exists(elsewhere, LinkOption.NOFOLLOW_LINKS));
     }
 
     private static void awaitWriterThreadIdle() throws InterruptedException {
