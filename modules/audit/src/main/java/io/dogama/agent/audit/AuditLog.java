@@ -1,5 +1,6 @@
 package io.dogama.agent.audit;
 
+import io.dogama.agent.audit.internal.Anchor;
 import io.dogama.agent.audit.internal.KeyFile;
 import io.dogama.agent.audit.internal.Tail;
 import io.dogama.agent.audit.internal.Verifier;
@@ -21,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -55,6 +57,11 @@ public final class AuditLog implements AutoCloseable {
      * folder would write over each other's lines at their own offsets, each with its own key.
      */
     public static final String LOCK_FILE_NAME = "audit.lock";
+    /**
+     * Name of the file beside the key that names the log's last line known to be on disk (sequence number and
+     * MAC): a start refuses a log that no longer holds it, or whose lines after it do not chain from it.
+     */
+    public static final String HEAD_FILE_NAME = Anchor.FILE_NAME;
     /** Most unauthenticated refusals written per second; the rest are counted. */
     public static final int UNAUTHENTICATED_PER_SECOND = 50;
 
@@ -111,7 +118,8 @@ public final class AuditLog implements AutoCloseable {
         FileChannel lock = lock(dir);
         try {
             byte[] key = KeyFile.load(keyFile, !logExists);
-            return new AuditLog(Writer.open(dir, maxFileBytes, key, clock), lock, clock);
+            return new AuditLog(Writer.open(dir, maxFileBytes, key, clock, keyFile.resolveSibling(Anchor.FILE_NAME)),
+                    lock, clock);
         } catch (AuditException | RuntimeException e) {
             closeQuietly(lock);
             throw e;
@@ -263,9 +271,23 @@ public final class AuditLog implements AutoCloseable {
      * @throws AuditException if the key or a file cannot be read
      */
     public static Verification verify(Path dir, Path keyFile) throws AuditException {
+        return verify(dir, keyFile, false);
+    }
+
+    /**
+     * As {@link #verify(Path, Path)}; for the agent's own log, also against the last line the agent recorded
+     * beside its key ({@value #HEAD_FILE_NAME}): the chain alone cannot tell a log cut short at a line boundary,
+     * emptied, or replaced by another chain under the same key (an archive of it).
+     *
+     * @param own true for the log the agent writes (its anchor applies), false for a copy or an archive
+     * @return the verdict
+     * @throws AuditException if the key, the anchor or a file cannot be read
+     */
+    public static Verification verify(Path dir, Path keyFile, boolean own) throws AuditException {
         byte[] key = KeyFile.load(keyFile, false);
+        Optional<Anchor.Head> anchored = own ? Anchor.read(keyFile.resolveSibling(Anchor.FILE_NAME)) : Optional.empty();
         try {
-            return Verifier.verify(dir, key);
+            return Verifier.verify(dir, key, anchored);
         } catch (IOException e) {
             throw new AuditException("the log in " + dir + " cannot be read: " + e.getMessage(), e);
         }

@@ -28,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -298,6 +299,124 @@ class AuditLogTest {
             assertTrue(e.getMessage().contains("without a newline"), e.getMessage());
             assertArrayEquals(damaged, Files.readAllBytes(f), length + " bytes: the damage is kept as found");
         }
+    }
+
+    private Path head() {
+        return data.resolve(AuditLog.HEAD_FILE_NAME);
+    }
+
+    private Verification.Broken brokenOwn() throws AuditException {
+        return assertInstanceOf(Verification.Broken.class, AuditLog.verify(dir(), key(), true));
+    }
+
+    private AuditException refusedStart() {
+        return assertThrows(AuditException.class, () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+    }
+
+    /**
+     * Lines cut off the end at a line boundary while the agent was stopped: the chain still verifies, and before the
+     * anchor the agent went on from the cut, reusing the sequence numbers (so the README's comparison with the scraped
+     * last sequence passed again after a few lines). The start refuses, leaving the log as found; verify names it.
+     */
+    @Test
+    void aLogCutShortAtALineBoundaryRefusesTheStartAndVerifyNamesIt() throws Exception {
+        write(6, 1 << 20);
+        Path f = files().getFirst();
+        rewrite(f, lines(f).subList(0, 4));
+        byte[] cut = Files.readAllBytes(f);
+        AuditException e = refusedStart();
+        assertTrue(e.getMessage().contains("ends at seq 4: lines were cut off its end; this agent wrote it up to seq 6"),
+                e.getMessage());
+        assertArrayEquals(cut, Files.readAllBytes(f), "left as found");
+        Verification.Broken b = brokenOwn();
+        assertEquals(5, b.seq());
+        assertTrue(b.reason().contains("cut off its end"), b.reason());
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()), "as a chain alone, it holds");
+        Files.delete(head()); // the operator accepts the log as it is
+        write(1, 1 << 20);
+        assertEquals(5, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key(), true)).lastSeq());
+    }
+
+    /** An emptied (or moved) folder is not started again as a new chain under the same key. */
+    @Test
+    void anEmptiedFolderIsNotStartedAgainAsANewChainUnderTheSameKey() throws Exception {
+        write(3, 1 << 20);
+        for (Path f : files()) {
+            Files.delete(f);
+        }
+        assertTrue(refusedStart().getMessage().contains("holds no file, but this agent wrote it up to seq 3"));
+        assertTrue(files().isEmpty(), "nothing made");
+        assertTrue(brokenOwn().reason().contains("emptied"));
+    }
+
+    /**
+     * Another chain under the same key (an archive of the folder, longer than the live one) put in the live one's
+     * place verifies as a chain; its line at the anchored sequence number is not the agent's.
+     */
+    @Test
+    void anotherChainUnderTheSameKeyInTheLogsPlaceIsRefused() throws Exception {
+        write(9, 1 << 20);
+        Path archive = Files.createDirectories(data.resolve("archive"));
+        for (Path f : files()) {
+            Files.move(f, archive.resolve(f.getFileName()));
+        }
+        Files.delete(head()); // archived, then a new log on purpose, as the README says
+        write(3, 1 << 20);
+        for (Path f : files()) {
+            Files.delete(f);
+        }
+        try (Stream<Path> s = Files.list(archive)) {
+            for (Path f : s.toList()) {
+                Files.move(f, dir().resolve(f.getFileName()));
+            }
+        }
+        assertTrue(refusedStart().getMessage().contains("is not the one this agent wrote: the log was replaced"));
+        Verification.Broken b = brokenOwn();
+        assertEquals(3, b.seq());
+        assertTrue(b.reason().contains("replaced"), b.reason());
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()), "as a chain alone, it holds");
+    }
+
+    /**
+     * A line added after the last one while the agent was stopped: before, the start went on from it (its MAC never
+     * checked), so the log broke there for good and hid whatever was changed after it. The start refuses.
+     */
+    @Test
+    void aLineAddedWhileStoppedRefusesTheStart() throws Exception {
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        List<String> all = lines(f);
+        all.add(all.getLast().replace("\"seq\":3,", "\"seq\":4,"));
+        rewrite(f, all);
+        assertTrue(refusedStart().getMessage().contains("the line of seq 4 in the audit log in " + dir()
+                + " does not follow the one before it"));
+    }
+
+    /**
+     * A crash leaves the anchor behind the log (it is written about once a second): the lines after it chain from
+     * it, so the start goes on; the anchor is written while lines come, not only at a clean stop.
+     */
+    @Test
+    void anAnchorBehindTheLogAsACrashLeavesItIsContinuedFrom() throws Exception {
+        write(3, 1 << 20);
+        byte[] atThree = Files.readAllBytes(head());
+        assertTrue(new String(atThree, StandardCharsets.US_ASCII).startsWith("3 "));
+        try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC())) {
+            assertTrue(log.record(event(4)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!new String(Files.readAllBytes(head()), StandardCharsets.US_ASCII).startsWith("4 ")) {
+                assertTrue(System.nanoTime() < deadline, "the anchor never reached seq 4 while the log was open");
+                LockSupport.parkNanos(10_000_000);
+            }
+            assertTrue(log.record(event(5)));
+        }
+        Files.write(head(), atThree); // as a crash right after line 3's anchor would leave it
+        write(1, 1 << 20);
+        assertEquals(6, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key(), true)).lastSeq());
+        Files.writeString(head(), "7 " + "0".repeat(64) + "\n");
+        assertTrue(refusedStart().getMessage().contains("ends at seq 6"));
+        Files.writeString(head(), "not an anchor\n");
+        assertTrue(refusedStart().getMessage().contains("is not the agent's record of its last audit line"));
     }
 
     /**

@@ -18,7 +18,9 @@ import java.util.Map;
  * <li>{@code audit tail [--config FILE | --dir DIR] [N]}: prints the last N lines (default
  *     {@value #DEFAULT_TAIL}) as written, unverified.</li>
  * </ul>
- * With {@code --config} (or {@code DOGAMA_AGENT_CONFIG}), the folder and key are the configured ones.
+ * With {@code --config} (or {@code DOGAMA_AGENT_CONFIG}), the folder and key are the configured ones, and verify
+ * also requires the log to hold the last line the agent recorded beside its key ({@code audit.head}); a folder
+ * named on the command line (an archive, a copy) is checked as a chain only.
  */
 final class AuditCommand {
     /** Exit status when the key or the log cannot be read (sysexits' EX_IOERR). */
@@ -73,7 +75,9 @@ final class AuditCommand {
                         err.println(USAGE);
                         yield Launcher.USAGE;
                     }
-                    yield verify(logDir, keyFile, out);
+                    // The configured log is the agent's own: its anchor applies. A folder named here may be an
+                    // archive or a copy, which the anchor of the live log does not describe.
+                    yield verify(logDir, keyFile, positional == null && key == null, out);
                 }
                 case "tail" -> {
                     Path logDir = dir != null ? dir : c != null ? c.audit().dir() : null;
@@ -101,8 +105,8 @@ final class AuditCommand {
         }
     }
 
-    private static int verify(Path dir, Path key, PrintStream out) throws AuditException {
-        return switch (AuditLog.verify(dir, key)) {
+    private static int verify(Path dir, Path key, boolean own, PrintStream out) throws AuditException {
+        return switch (AuditLog.verify(dir, key, own)) {
             case Verification.Intact ok -> {
                 out.println("audit: intact: " + ok.lines() + " line(s) in " + ok.files() + " file(s), last seq "
                         + ok.lastSeq());

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Walks the chain from its first line (sequence 1, chained to {@link Chain#GENESIS}) through every
@@ -33,6 +34,16 @@ public final class Verifier {
      * @throws IOException if a file cannot be read
      */
     public static Verification verify(Path dir, byte[] key) throws IOException {
+        return verify(dir, key, Optional.empty());
+    }
+
+    /**
+     * As {@link #verify(Path, byte[])}, and the log must hold the line the agent anchored ({@link Anchor}): a log cut
+     * short at a line boundary, emptied, or replaced by another chain under the same key verifies on its own.
+     *
+     * @param anchored the agent's last anchored line, if any
+     */
+    public static Verification verify(Path dir, byte[] key, Optional<Anchor.Head> anchored) throws IOException {
         Chain chain = new Chain(key);
         List<Path> files = Segments.list(dir);
         byte[] previous = Chain.GENESIS;
@@ -58,6 +69,11 @@ public final class Verifier {
                     }
                     boolean macOk = chain.matches(previous, p);
                     if (p.seq() == expected && macOk) {
+                        if (anchored.isPresent() && p.seq() == anchored.get().seq()
+                                && !anchored.get().named(p.seq(), p.mac())) {
+                            return new Verification.Broken(file, lineNo, p.seq(), "not the line the agent wrote with"
+                                    + " this seq (" + Anchor.FILE_NAME + "): the log was replaced by another one");
+                        }
                         previous = p.mac();
                         expected++;
                         continue;
@@ -75,6 +91,18 @@ public final class Verifier {
                     return new Verification.Broken(file, lineNo, p.seq(), reason);
                 }
             }
+        }
+        if (anchored.isPresent() && expected - 1 < anchored.get().seq()) {
+            Path last = files.isEmpty() ? dir : files.getLast();
+            long lines = 0;
+            if (!files.isEmpty()) {
+                try (var s = Files.lines(last, StandardCharsets.ISO_8859_1)) {
+                    lines = s.count();
+                }
+            }
+            return new Verification.Broken(last, lines + 1, expected, "the log ends at seq " + (expected - 1)
+                    + ", but the agent wrote it up to seq " + anchored.get().seq() + " (" + Anchor.FILE_NAME
+                    + "): lines were cut off its end, or the log was emptied");
         }
         return new Verification.Intact(files.size(), expected - 1, expected - 1);
     }

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -64,6 +65,11 @@ public final class Writer implements AutoCloseable {
     public static final long RESERVE_BYTES = 128L * 1024 * 1024;
     /** How often the free space is read again, at most. */
     private static final Duration SPACE_CHECK_INTERVAL = Duration.ofSeconds(1);
+    /**
+     * Most bytes of lines a start reads back to the anchored line. The anchor is written about once a second while
+     * lines come, so a crash leaves it at most that far behind; far more is not what the agent wrote.
+     */
+    static final long MAX_UNANCHORED_BYTES = 16L * 1024 * 1024;
     /** A repeated write failure is logged at most this often (each one is counted). */
     private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(60);
 
@@ -73,6 +79,8 @@ public final class Writer implements AutoCloseable {
     private static final Pending STOP = new Pending(null, 0, null);
 
     private final Path dir;
+    /** Where the last synced line is kept ({@link Anchor}), or null. */
+    private final Path anchor;
     private final long maxFileBytes;
     private final Chain chain;
     private final Clock clock;
@@ -104,12 +112,19 @@ public final class Writer implements AutoCloseable {
     private long seq;
     private byte[] previous;
     private boolean unsynced;
+    /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
+    private Anchor.Head synced;
+    private long anchoredSeq;
+    private long lastAnchorWrite;
+    private long lastAnchorFailureLog;
     /** {@link System#nanoTime} when the oldest line not yet synced was written. */
     private long unsyncedSince;
     private long lastFailureLog;
 
-    private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace) {
+    private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace,
+            Path anchor) {
         this.dir = dir;
+        this.anchor = anchor;
         this.maxFileBytes = maxFileBytes;
         this.chain = new Chain(key);
         this.clock = clock;
@@ -126,6 +141,19 @@ public final class Writer implements AutoCloseable {
      *                        an audit line (the log is not continued then: an operator must look)
      */
     public static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock) throws AuditException {
+        return open(dir, maxFileBytes, key, clock, null);
+    }
+
+    /**
+     * As {@link #open(Path, long, byte[], Clock)}, keeping the log's last synced line in {@code anchor} and
+     * checking the log against it first ({@link Anchor}).
+     *
+     * @param anchor the anchor file, or null to keep none
+     * @throws AuditException also if the log does not hold the anchored line, or the lines after it do not chain
+     *                        from it: cut short, emptied, replaced or appended to while the agent was stopped
+     */
+    public static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, Path anchor)
+            throws AuditException {
         long total;
         try {
             total = Files.getFileStore(dir).getTotalSpace();
@@ -138,7 +166,7 @@ public final class Writer implements AutoCloseable {
             } catch (IOException e) {
                 return -1;
             }
-        }, total);
+        }, total, anchor);
     }
 
     /**
@@ -148,7 +176,12 @@ public final class Writer implements AutoCloseable {
      */
     static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace)
             throws AuditException {
-        Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace);
+        return open(dir, maxFileBytes, key, clock, usableSpace, totalSpace, null);
+    }
+
+    private static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace,
+            long totalSpace, Path anchor) throws AuditException {
+        Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace, anchor);
         try {
             w.resume();
         } catch (Segments.Foreign e) {
@@ -169,7 +202,13 @@ public final class Writer implements AutoCloseable {
         List<Path> files = Segments.list(dir);
         seq = 0;
         previous = Chain.GENESIS;
+        Optional<Anchor.Head> anchored = anchor == null ? Optional.empty() : Anchor.read(anchor);
         if (files.isEmpty()) {
+            if (anchored.isPresent()) {
+                throw new AuditException("the audit log in " + dir + " holds no file, but this agent wrote it up to"
+                        + " seq " + anchored.get().seq() + " (" + anchor + "): it was emptied or moved away. Put it"
+                        + " back, or, to start a new log on purpose, remove " + anchor);
+            }
             fileNumber = 1;
             openFile(true);
             return;
@@ -194,7 +233,113 @@ public final class Writer implements AutoCloseable {
             previous = p.mac();
             break;
         }
+        if (anchored.isPresent()) {
+            requireAnchored(files, anchored.get());
+            synced = new Anchor.Head(seq, previous);
+            anchoredSeq = anchored.get().seq();
+        }
         lastSeq.set(seq);
+    }
+
+    /**
+     * The log must still hold the anchored line, and every line after it must chain from it: the head the
+     * writer continues from is then the agent's own. Read backwards from the end, at most
+     * {@link #MAX_UNANCHORED_BYTES}: the anchor is at most about a second behind the log.
+     */
+    private void requireAnchored(List<Path> files, Anchor.Head a) throws IOException, AuditException {
+        String what = "; this agent wrote it up to seq " + a.seq() + " (" + anchor + "). Run 'dogama-agent audit"
+                + " verify', put the log back as it was, or, to accept it as it is, remove " + anchor;
+        if (seq < a.seq()) {
+            throw new AuditException("the audit log in " + dir + " ends at seq " + seq + ": lines were cut off its"
+                    + " end" + what);
+        }
+        List<Chain.Parsed> after = new ArrayList<>(); // newest first
+        long bytes = 0;
+        for (int i = files.size() - 1; i >= 0; i--) {
+            try (FileChannel ch = FileChannel.open(files.get(i), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                Backwards lines = new Backwards(ch);
+                for (byte[] line = lines.next(); line != null; line = lines.next()) {
+                    bytes += line.length + 1;
+                    Chain.Parsed p = line.length > Chain.MAX_LINE_BYTES ? null
+                            : Chain.parse(new String(line, StandardCharsets.UTF_8));
+                    if (p == null || bytes > MAX_UNANCHORED_BYTES) {
+                        throw new AuditException("the audit log in " + dir + " does not hold the line of seq "
+                                + a.seq() + " where " + (p == null ? "a line that is not an audit line" : "more lines"
+                                + " than a second of writing makes") + " comes after it: changed" + what);
+                    }
+                    if (p.seq() <= a.seq()) {
+                        if (!a.named(p.seq(), p.mac())) {
+                            throw new AuditException("the line of seq " + a.seq() + " in " + files.get(i)
+                                    + " is not the one this agent wrote: the log was replaced" + what);
+                        }
+                        byte[] mac = p.mac();
+                        long expected = p.seq() + 1;
+                        for (int k = after.size() - 1; k >= 0; k--) {
+                            Chain.Parsed q = after.get(k);
+                            if (q.seq() != expected || !chain.matches(mac, q)) {
+                                throw new AuditException("the line of seq " + q.seq() + " in the audit log in " + dir
+                                        + " does not follow the one before it: changed or added" + what);
+                            }
+                            mac = q.mac();
+                            expected++;
+                        }
+                        return;
+                    }
+                    after.add(p);
+                }
+            }
+        }
+        throw new AuditException("the audit log in " + dir + " does not hold the line of seq " + a.seq() + what);
+    }
+
+    /** A file's complete lines, last first, read in blocks from its end (a torn tail was removed before). */
+    private static final class Backwards {
+        private static final int BLOCK = 64 * 1024;
+        private final FileChannel ch;
+        private long position;
+        private byte[] pending = new byte[0];
+        private int end;
+
+        Backwards(FileChannel ch) throws IOException {
+            this.ch = ch;
+            this.position = ch.size();
+        }
+
+        /** @return the next line back, without its newline, or null at the start of the file */
+        byte[] next() throws IOException {
+            while (true) {
+                int nl = -1;
+                for (int i = end - 2; i >= 0; i--) { // end - 1 is the newline of the line being looked for
+                    if (pending[i] == '\n') {
+                        nl = i;
+                        break;
+                    }
+                }
+                if (nl >= 0 || (position == 0 && end > 0)) {
+                    int start = nl + 1;
+                    int stop = end > 0 && pending[end - 1] == '\n' ? end - 1 : end;
+                    byte[] line = java.util.Arrays.copyOfRange(pending, start, stop);
+                    end = start;
+                    return line;
+                }
+                if (position == 0) {
+                    return null;
+                }
+                int n = (int) Math.min(BLOCK, position);
+                ByteBuffer buf = ByteBuffer.allocate(n + end);
+                position -= n;
+                buf.limit(n);
+                while (buf.hasRemaining()) {
+                    if (ch.read(buf, position + buf.position()) < 0) {
+                        throw new IOException("audit: the file ended while it was read");
+                    }
+                }
+                buf.limit(n + end);
+                buf.put(pending, 0, end);
+                pending = buf.array();
+                end = pending.length;
+            }
+        }
     }
 
     /**
@@ -382,6 +527,7 @@ public final class Writer implements AutoCloseable {
                 LockSupport.parkNanos(this, SYNC_INTERVAL.toNanos());
             }
             boolean interrupted = Thread.interrupted(); // from close(), as a stop
+            Anchor.Head due = null;
             writing.lock();
             try {
                 boolean stop = writeQueued(batch) || interrupted;
@@ -392,19 +538,50 @@ public final class Writer implements AutoCloseable {
                             || System.nanoTime() - unsyncedSince >= SYNC_INTERVAL.toNanos())) {
                         sync(List.of());
                     }
-                    continue;
+                    if (synced != null && synced.seq() > anchoredSeq
+                            && System.nanoTime() - lastAnchorWrite >= SYNC_INTERVAL.toNanos()) {
+                        due = synced;
+                    }
+                } else {
+                    // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
+                    batch.clear();
+                    queue.drainTo(batch);
+                    batch.remove(STOP);
+                    write(batch);
+                    if (unsynced) {
+                        sync(List.of());
+                    }
+                    if (synced != null && synced.seq() > anchoredSeq) {
+                        anchor(synced); // a clean stop leaves every line anchored
+                    }
+                    return;
                 }
-                // Whatever was queued behind the stop (a racing request) is written too, then the file synced.
-                batch.clear();
-                queue.drainTo(batch);
-                batch.remove(STOP);
-                write(batch);
-                if (unsynced) {
-                    sync(List.of());
-                }
-                return;
             } finally {
                 writing.unlock();
+            }
+            if (due != null) {
+                // Outside the lock: a mutation's own line never waits for this file's force and rename.
+                anchor(due);
+            }
+        }
+    }
+
+    /** Records {@code head} in the anchor file, at most once per {@link #SYNC_INTERVAL} while lines come. */
+    private void anchor(Anchor.Head head) {
+        if (anchor == null) {
+            return;
+        }
+        lastAnchorWrite = System.nanoTime();
+        try {
+            Anchor.write(anchor, head);
+            anchoredSeq = head.seq();
+        } catch (IOException e) {
+            // The old anchor stays, behind the log: safe, and no reason to refuse a mutation. Tried again later.
+            errors.incrementAndGet();
+            if (lastAnchorWrite - lastAnchorFailureLog > FAILURE_LOG_INTERVAL.toNanos() || lastAnchorFailureLog == 0) {
+                lastAnchorFailureLog = lastAnchorWrite;
+                LOG.log(System.Logger.Level.WARNING, "audit: " + anchor + " cannot be written ("
+                        + e.getClass().getSimpleName() + "); it names an earlier line until it can");
             }
         }
     }
@@ -526,6 +703,9 @@ public final class Writer implements AutoCloseable {
         try {
             reopeningOnce(() -> channel.force(false));
             unsynced = false;
+            if (seq > 0) {
+                synced = new Anchor.Head(seq, previous);
+            }
             syncs.incrementAndGet();
             healthy.set(true);
             waiting.forEach(p -> complete(p, true));
