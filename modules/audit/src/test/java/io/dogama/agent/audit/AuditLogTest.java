@@ -566,6 +566,87 @@ class AuditLogTest {
         assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND, lines(files().getFirst()).size());
     }
 
+    /** What the limit held back is written on the next refusal that is let through, so the count is never lost. */
+    @Test
+    void theRefusalsHeldBackAreCountedOnTheNextLine() throws Exception {
+        java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(
+                java.time.Instant.parse("2026-12-02T05:00:00Z").toEpochMilli());
+        Clock moving = new Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return java.time.Instant.ofEpochMilli(millis.get());
+            }
+        };
+        AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
+                .status(401).peer("192.0.2.1:5000").build();
+        try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), moving)) {
+            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
+                log.noteUnauthenticated(refused);
+            }
+            millis.addAndGet(1000);
+            log.noteUnauthenticated(refused);
+        }
+        List<String> all = lines(files().getFirst());
+        assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND + 1, all.size());
+        assertTrue(all.getLast().contains(",\"suppressedBefore\":30"), all.getLast());
+        assertFalse(all.get(all.size() - 2).contains("suppressedBefore"), all.get(all.size() - 2));
+    }
+
+    /** A last line that ends as a line does but is not an audit line is damage, not a crash's: kept, and refused. */
+    @Test
+    void aLastLineThatIsNotAnAuditLineRefusesTheStartLeavingItAsFound() throws Exception {
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        Files.delete(head()); // the chain's own check, not the anchor's
+        Files.writeString(f, "garbage\n", StandardOpenOption.APPEND);
+        byte[] damaged = Files.readAllBytes(f);
+        assertTrue(refusedStart().getMessage().contains("is not an audit line"));
+        assertArrayEquals(damaged, Files.readAllBytes(f));
+    }
+
+    /** A crash right after a rotation made the next file leaves it empty: the chain goes on from the file before. */
+    @Test
+    void anEmptyNewestFileIsContinuedFromTheFileBefore() throws Exception {
+        write(40, 4096);
+        List<Path> before = files();
+        Path empty = Files.createFile(dir().resolve(String.format("audit-%06d.jsonl", before.size() + 1)),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        write(1, 4096);
+        assertEquals(1, lines(empty).size(), "written into the empty file");
+        assertEquals(41, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key(), true)).lastSeq());
+    }
+
+    /** A line too long to be an audit line is named, even when it ends in a newline. */
+    @Test
+    void aLineLongerThanAnyAuditLineIsNamed() throws Exception {
+        write(3, 1 << 20);
+        Path f = files().getFirst();
+        List<String> all = lines(f);
+        all.add(1, "x".repeat(5_000));
+        rewrite(f, all);
+        Verification.Broken b = broken();
+        assertEquals(2, b.line());
+        assertEquals("not an audit line: changed", b.reason());
+    }
+
+    @Test
+    void aFolderThatIsALinkOrTooSmallAFileIsRefused() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> AuditLog.open(dir(), 4095, key(), Clock.systemUTC()));
+        Path real = Files.createDirectories(data.resolve("real-audit"));
+        Files.createSymbolicLink(dir(), real);
+        assertTrue(refusedStart().getMessage().contains("is not a directory"));
+    }
+
     @Test
     void eventsCarryOnlyCheckedSyntax() {
         // Nothing free-form can reach a line: a raw path, a secret-looking value, a host path are refused.

@@ -1,5 +1,6 @@
 package io.dogama.agent.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -197,5 +198,65 @@ class AuditE2ETest {
         Run again = tool("audit", "verify", "--config", e2e.config().toString());
         assertEquals(0, again.exit(), again::toString);
         e2e.restart();
+    }
+
+    /**
+     * The real agent and its anchor ({@code audit.head}): the log cut at a line boundary while the agent is stopped
+     * still verifies as a chain, but the start refuses it (exit 78) and leaves it as found; put back, it starts.
+     */
+    @Test
+    void aLogCutShortWhileTheAgentIsStoppedRefusesTheStartUntilItIsPutBack() throws Exception {
+        e2e.restart();
+        Plans.Plan plan = e2e.plan(e2e.instanceId("anchored"));
+        assertEquals(201, e2e.wire().post("/v1/instances", plan.json()).status());
+        assertEquals(204, e2e.wire().delete("/v1/instances/" + plan.id()).status());
+        e2e.stopAgent();
+        Path newest = files(auditDir()).getLast();
+        byte[] whole = Files.readAllBytes(newest);
+        int cut = whole.length - 2;
+        while (cut >= 0 && whole[cut] != '\n') {
+            cut--;
+        }
+        assertTrue(cut > 0, "the newest file holds two lines at least");
+        byte[] shortened = java.util.Arrays.copyOf(whole, cut + 1);
+        Files.write(newest, shortened);
+        assertEquals(0, verifyCopy(auditDir()).exit(), "as a chain alone, the cut log holds");
+
+        Run refused = launchUntilExit();
+        assertEquals(78, refused.exit(), refused::toString);
+        assertTrue(refused.err().contains("lines were cut off its end") || refused.out().contains(
+                "lines were cut off its end"), refused::toString);
+        assertArrayEquals(shortened, Files.readAllBytes(newest), "left as found");
+        Run named = tool("audit", "verify", "--config", e2e.config().toString());
+        assertEquals(1, named.exit(), named::toString);
+        assertTrue(named.out().contains("cut off its end"), named::toString);
+
+        Files.write(newest, whole);
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
+    /** The agent's own launcher on the test's config, bounded: a start that does not refuse is stopped and fails. */
+    private static Run launchUntilExit() throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(RepoLayout.agentLauncher().toString(), "--config",
+                e2e.config().toString());
+        pb.environment().remove("DOGAMA_AGENT_CONFIG");
+        Path out = Files.createTempFile("dogama-audit-", ".out");
+        Path err = Files.createTempFile("dogama-audit-", ".err");
+        try {
+            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+            Process p = pb.start();
+            p.getOutputStream().close();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+                throw new AssertionError("the agent started on a cut log (stopped after 60 s): "
+                        + Files.readString(err));
+            }
+            return new Run(p.exitValue(), Files.readString(out).strip(), Files.readString(err).strip());
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
     }
 }

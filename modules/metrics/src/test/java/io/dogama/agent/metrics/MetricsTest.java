@@ -42,6 +42,31 @@ class MetricsTest {
         assertEquals(3, h.count("ping"));
     }
 
+    /** A label value is text the exposition must keep on one line and inside its quotes, whatever it holds. */
+    @Test
+    void backslashesAndNewlinesInALabelValueAreEscaped() {
+        Metrics m = Metrics.create();
+        m.counter("x_total", "c", "v").inc("a\\b\nc");
+        assertEquals("""
+                # HELP x_total c
+                # TYPE x_total counter
+                x_total{v="a\\\\b\\nc"} 1
+                """, m.scrape());
+    }
+
+    /** The exposition's own forms: whole numbers without a point, NaN, +Inf and -Inf, large values in E form. */
+    @Test
+    void numbersTakeTheExpositionsForms() {
+        assertEquals("42", Metrics.number(42));
+        assertEquals("-3", Metrics.number(-3));
+        assertEquals("0.25", Metrics.number(0.25));
+        assertEquals("NaN", Metrics.number(Double.NaN));
+        assertEquals("+Inf", Metrics.number(Double.POSITIVE_INFINITY));
+        assertEquals("-Inf", Metrics.number(Double.NEGATIVE_INFINITY));
+        assertEquals("999999999999999", Metrics.number(999_999_999_999_999d));
+        assertEquals("1.0E15", Metrics.number(1e15), "past a long's exact range of doubles, as Java writes it");
+    }
+
     @Test
     void namesAndLabelsAreChecked() {
         Metrics m = Metrics.create();

@@ -85,6 +85,29 @@ class WriterTest {
         assertFalse(Files.exists(elsewhere, LinkOption.NOFOLLOW_LINKS));
     }
 
+    /**
+     * The next file exists and holds lines (not an empty one an earlier rotation left): never written into, the line
+     * refused; an empty one is taken over.
+     */
+    @Test
+    void aRotationNeverWritesIntoANextFileThatHoldsLines() throws Exception {
+        try (Writer w = Writer.open(dir, 4096, new byte[32], Clock.systemUTC())) {
+            Files.writeString(Segments.file(dir, 2), "someone's\n");
+            int i = 0;
+            while (w.writeDurably(event(i), 0, Duration.ofSeconds(30))) {
+                i++;
+                assertTrue(i < 100, "4 KiB never filled: no rotation");
+            }
+            assertEquals("someone's\n", Files.readString(Segments.file(dir, 2)), "left as it was");
+            Files.delete(Segments.file(dir, 2));
+            Files.createFile(Segments.file(dir, 2));
+            assertTrue(w.writeDurably(event(i), 0, Duration.ofSeconds(30)), "an empty one is taken over");
+        }
+        try (var lines = Files.lines(Segments.file(dir, 2))) {
+            assertEquals(1, lines.count());
+        }
+    }
+
     private static void awaitWriterThreadIdle() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
