@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * One writer at a time. Requests put events in a bounded queue; a writer takes them in batches, gives each
@@ -81,6 +82,8 @@ public final class Writer implements AutoCloseable {
     private final Path dir;
     /** Where the last synced line is kept ({@link Anchor}), or null. */
     private final Path anchor;
+    /** Applied to every file channel the writer opens to write (tests put faults in; else the channel itself). */
+    private final UnaryOperator<FileChannel> channels;
     private final long maxFileBytes;
     private final Chain chain;
     private final Clock clock;
@@ -112,6 +115,8 @@ public final class Writer implements AutoCloseable {
     private long seq;
     private byte[] previous;
     private boolean unsynced;
+    /** A failed write's bytes may lie past {@link #fileSize}, not cut off yet. */
+    private boolean torn;
     /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
     private Anchor.Head synced;
     private long anchoredSeq;
@@ -122,9 +127,10 @@ public final class Writer implements AutoCloseable {
     private long lastFailureLog;
 
     private Writer(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace, long totalSpace,
-            Path anchor) {
+            Path anchor, UnaryOperator<FileChannel> channels) {
         this.dir = dir;
         this.anchor = anchor;
+        this.channels = channels;
         this.maxFileBytes = maxFileBytes;
         this.chain = new Chain(key);
         this.clock = clock;
@@ -141,7 +147,7 @@ public final class Writer implements AutoCloseable {
      *                        an audit line (the log is not continued then: an operator must look)
      */
     public static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock) throws AuditException {
-        return open(dir, maxFileBytes, key, clock, null);
+        return open(dir, maxFileBytes, key, clock, (Path) null);
     }
 
     /**
@@ -179,9 +185,20 @@ public final class Writer implements AutoCloseable {
         return open(dir, maxFileBytes, key, clock, usableSpace, totalSpace, null);
     }
 
+    /** As {@link #open(Path, long, byte[], Clock)}, every channel it writes through given to {@code channels}. */
+    static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, UnaryOperator<FileChannel> channels)
+            throws AuditException {
+        return open(dir, maxFileBytes, key, clock, () -> -1, 0, null, channels);
+    }
+
     private static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace,
             long totalSpace, Path anchor) throws AuditException {
-        Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace, anchor);
+        return open(dir, maxFileBytes, key, clock, usableSpace, totalSpace, anchor, UnaryOperator.identity());
+    }
+
+    private static Writer open(Path dir, long maxFileBytes, byte[] key, Clock clock, LongSupplier usableSpace,
+            long totalSpace, Path anchor, UnaryOperator<FileChannel> channels) throws AuditException {
+        Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace, anchor, channels);
         try {
             w.resume();
         } catch (Segments.Foreign e) {
@@ -394,10 +411,10 @@ public final class Writer implements AutoCloseable {
 
     private void openFile(boolean create) throws IOException {
         Path file = Segments.file(dir, fileNumber);
-        channel = create
+        channel = channels.apply(create
                 ? FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                         PosixFilePermissions.asFileAttribute(KeyFiles.MODE))
-                : FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                : FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
         fileSize = channel.size();
         channel.position(fileSize);
         if (create) {
@@ -653,6 +670,9 @@ public final class Writer implements AutoCloseable {
     }
 
     private void append(byte[] line) throws IOException {
+        if (torn) {
+            cutTorn(); // else the line would be glued onto the failed one's bytes: a false "changed" for verify
+        }
         if (fileSize > 0 && fileSize + line.length > maxFileBytes) {
             rotate();
         }
@@ -685,8 +705,8 @@ public final class Writer implements AutoCloseable {
                 }
                 interrupted = Thread.interrupted();
                 if (!channel.isOpen()) {
-                    channel = FileChannel.open(Segments.file(dir, fileNumber), StandardOpenOption.WRITE,
-                            LinkOption.NOFOLLOW_LINKS);
+                    channel = channels.apply(FileChannel.open(Segments.file(dir, fileNumber),
+                            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
                     channel.truncate(fileSize); // what the interrupt cut off of a line
                     channel.position(fileSize);
                 }
@@ -717,12 +737,19 @@ public final class Writer implements AutoCloseable {
 
     /** Truncates a half-written line away, so that the file ends on a complete line again. */
     private void undo() {
+        torn = true;
         try {
-            channel.truncate(fileSize);
-            channel.position(fileSize);
+            cutTorn();
         } catch (IOException e) {
             failed("truncate after a failed write", e);
         }
+    }
+
+    /** What a failed write left past the last complete line is cut off; until then nothing is written after it. */
+    private void cutTorn() throws IOException {
+        channel.truncate(fileSize);
+        channel.position(fileSize);
+        torn = false;
     }
 
     /**
@@ -737,8 +764,8 @@ public final class Writer implements AutoCloseable {
         if (Segments.requireRegular(file)) {
             Segments.requireOwn(file, dir);
         }
-        FileChannel next = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
+        FileChannel next = channels.apply(FileChannel.open(file, Set.of(StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE)));
         try {
             if (next.size() != 0) {
                 throw new IOException("audit: " + file.getFileName() + " exists and is not empty");

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,25 @@ class WriterTest {
         try (var lines = Files.lines(Segments.file(dir, 2))) {
             assertEquals(1, lines.count());
         }
+    }
+
+    /**
+     * A write that fails halfway, and the truncate meant to cut its half line off fails too: the next line must not
+     * be written after those bytes (it would be glued to them, and verify would call the log changed there, for
+     * good). The half line is cut off first; the chain goes on as if the failed line had never been.
+     */
+    @Test
+    void aLineAfterAFailedWriteWhoseTruncateFailedIsNotGluedToIt() throws Exception {
+        byte[] key = new byte[32];
+        AtomicInteger writes = new AtomicInteger();
+        try (Writer w = Writer.open(dir, 1 << 20, key, Clock.systemUTC(), ch -> new FaultyChannel(ch, writes, 2))) {
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
+            assertFalse(w.writeDurably(event(2), 0, Duration.ofSeconds(30)), "its write failed");
+            assertFalse(w.healthy());
+            assertTrue(w.writeDurably(event(3), 0, Duration.ofSeconds(30)), "the next one is written");
+            assertEquals(2, w.lastSeq());
+        }
+        assertEquals(new io.dogama.agent.audit.Verification.Intact(1, 2, 2), Verifier.verify(dir, key));
     }
 
     private static void awaitWriterThreadIdle() throws InterruptedException {
