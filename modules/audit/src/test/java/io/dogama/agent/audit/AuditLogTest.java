@@ -626,6 +626,24 @@ class AuditLogTest {
         assertEquals(41, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key(), true)).lastSeq());
     }
 
+    /**
+     * The tail prints lines unverified: one planted with terminal escapes is shown escaped (an agent's JSON line
+     * never holds a raw control character), and one without end is cut at the longest an audit line can be.
+     */
+    @Test
+    void theTailShowsPlantedControlCharactersEscapedAndCutsALineWithoutEnd() throws Exception {
+        write(2, 1 << 20);
+        Path f = files().getFirst();
+        List<String> real = lines(f);
+        Files.writeString(f, "\u001b]0;owned\u0007\u001b[2Jcleared \u202eevil\u009b\n" + "y".repeat(100_000),
+                StandardOpenOption.APPEND);
+        List<String> tail = AuditLog.tail(dir(), 4);
+        assertEquals(4, tail.size(), tail::toString);
+        assertEquals(real, tail.subList(0, 2), "the agent's own lines as written");
+        assertEquals("\\u001b]0;owned\\u0007\\u001b[2Jcleared \\u202eevil\\u009b", tail.get(2));
+        assertEquals("y".repeat(4096) + " ... [" + (100_000 - 4096) + " more bytes]", tail.get(3));
+    }
+
     /** A line too long to be an audit line is named, even when it ends in a newline. */
     @Test
     void aLineLongerThanAnyAuditLineIsNamed() throws Exception {
