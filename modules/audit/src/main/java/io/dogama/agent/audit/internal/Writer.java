@@ -120,8 +120,9 @@ public final class Writer implements AutoCloseable {
     /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
     private Anchor.Head synced;
     private long anchoredSeq;
-    private long lastAnchorWrite;
-    private long lastAnchorFailureLog;
+    /** {@link System#nanoTime} of the last anchor write (its origin is arbitrary: no write yet is "long ago"). */
+    private long lastAnchorWrite = System.nanoTime() - SYNC_INTERVAL.toNanos();
+    private long lastAnchorFailureLog = lastAnchorWrite - FAILURE_LOG_INTERVAL.toNanos();
     /** {@link System#nanoTime} when the oldest line not yet synced was written. */
     private long unsyncedSince;
     private long lastFailureLog;
@@ -595,7 +596,7 @@ public final class Writer implements AutoCloseable {
         } catch (IOException e) {
             // The old anchor stays, behind the log: safe, and no reason to refuse a mutation. Tried again later.
             errors.incrementAndGet();
-            if (lastAnchorWrite - lastAnchorFailureLog > FAILURE_LOG_INTERVAL.toNanos() || lastAnchorFailureLog == 0) {
+            if (lastAnchorWrite - lastAnchorFailureLog >= FAILURE_LOG_INTERVAL.toNanos()) {
                 lastAnchorFailureLog = lastAnchorWrite;
                 LOG.log(System.Logger.Level.WARNING, "audit: " + anchor + " cannot be written ("
                         + e.getClass().getSimpleName() + "); it names an earlier line until it can");
