@@ -6,6 +6,7 @@ import io.dogama.agent.audit.internal.Tail;
 import io.dogama.agent.audit.internal.Verifier;
 import io.dogama.agent.audit.internal.Writer;
 import io.dogama.agent.core.KeyFiles;
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -16,7 +17,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
@@ -129,15 +129,9 @@ public final class AuditLog implements AutoCloseable {
     private static FileChannel lock(Path dir) throws AuditException {
         FileChannel ch;
         try {
-            // Its type first: opened to write, a FIFO in its place would hang the start in open(2).
-            BasicFileAttributes a = Files.readAttributes(dir.resolve(LOCK_FILE_NAME), BasicFileAttributes.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile()) {
-                throw new AuditException("the lock file " + dir.resolve(LOCK_FILE_NAME)
-                        + " is not a regular file; move it aside");
-            }
-        } catch (NoSuchFileException absent) {
-            // made below
+            RegularFiles.requireIfPresent(dir.resolve(LOCK_FILE_NAME)); // opened to write, a FIFO would hang
+        } catch (RegularFiles.NotRegular e) {
+            throw new AuditException("the lock file: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new AuditException("the lock file in " + dir + " cannot be read", e);
         }

@@ -1,11 +1,10 @@
 package io.dogama.agent.audit.internal;
 
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -38,6 +37,10 @@ final class Segments {
         Foreign(Path file, String what) {
             super(file + " is named like a log file but is " + what + "; move it aside");
         }
+
+        Foreign(Path file, RegularFiles.NotRegular cause) {
+            super(cause.getMessage(), cause);
+        }
     }
 
     /**
@@ -57,28 +60,23 @@ final class Segments {
     }
 
     /**
-     * @param file a log file's or the lock's name
+     * @param file a log file's name
      * @return false if nothing has that name
      * @throws Foreign if something that is not a regular file has it
      */
     static boolean requireRegular(Path file) throws IOException {
-        BasicFileAttributes a;
         try {
-            a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (NoSuchFileException e) {
-            return false;
+            return RegularFiles.requireIfPresent(file);
+        } catch (RegularFiles.NotRegular e) {
+            throw new Foreign(file, e);
         }
-        if (!a.isRegularFile()) {
-            throw new Foreign(file, a.isSymbolicLink() ? "a symbolic link" : a.isDirectory() ? "a folder"
-                    : "not a regular file (a FIFO, a socket or a device)");
-        }
-        return true;
     }
 
     /**
      * What the writer adds before it opens a file to write: it belongs to the folder's owner (the agent; a file of
-     * anyone else's would stay writable by them) and has no other name (a hard link to a file elsewhere, the
-     * agent's keys say, would be truncated by the repair of a torn tail).
+     * anyone else's would stay writable by them). A second name is not refused: a hard link to one of the agent's
+     * other files needs access to the data directory (0700), and hard-link backups of the folder must not stop
+     * the agent.
      *
      * @param file a regular file ({@link #requireRegular})
      * @param dir  the log folder, whose owner the start checked
@@ -88,10 +86,6 @@ final class Segments {
         Object owner = Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
         if (!owner.equals(Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS))) {
             throw new Foreign(file, "owned by UID " + owner + ", not by the folder's owner");
-        }
-        Object links = Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-        if (!Integer.valueOf(1).equals(links)) {
-            throw new Foreign(file, "a file with " + links + " names (hard links)");
         }
     }
 

@@ -1,9 +1,11 @@
 package io.dogama.agent.auth.internal;
 
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -128,7 +130,9 @@ interface JournalDisk {
 
         @Override
         public Appender append(Path file) throws IOException {
-            FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            RegularFiles.requireIfPresent(file); // opened to write, a FIFO would hang
+            FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND,
+                    LinkOption.NOFOLLOW_LINKS);
             return new Appender() {
                 @Override
                 public void write(ByteBuffer bytes) throws IOException {

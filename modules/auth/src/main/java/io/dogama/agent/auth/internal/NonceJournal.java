@@ -2,6 +2,7 @@ package io.dogama.agent.auth.internal;
 
 import io.dogama.agent.auth.AuthException;
 import io.dogama.agent.auth.Authenticator;
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -10,6 +11,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -187,8 +189,9 @@ final class NonceJournal implements AutoCloseable {
         boolean ranBefore = Files.exists(dir.resolve(LOCK_FILE));
         FileChannel lockChannel = null;
         try {
+            RegularFiles.requireIfPresent(dir.resolve(LOCK_FILE)); // opened to write, a FIFO would hang the start
             lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE), JournalDisk.OWNER_ONLY);
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), JournalDisk.OWNER_ONLY);
             FileLock lock;
             try {
                 lock = lockChannel.tryLock();
@@ -265,7 +268,10 @@ final class NonceJournal implements AutoCloseable {
     private static Read read(Path file, long cutoffMillis, LineSink sink) throws IOException {
         InputStream in;
         try {
-            in = Files.newInputStream(file);
+            if (!RegularFiles.requireIfPresent(file)) {
+                return null;
+            }
+            in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return null;
         }

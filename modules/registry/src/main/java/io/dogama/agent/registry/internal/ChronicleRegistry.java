@@ -350,7 +350,7 @@ public final class ChronicleRegistry implements Registry {
             fresh.put(META_KEY, RecordCodec.encodeMeta(mac, META_KEY));
             afterCreationStep.accept(CreationStep.SENTINEL_WRITTEN);
             // fsync writes back the pages dirtied through Chronicle's shared mapping of the same file.
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 ch.force(true);
             }
             afterCreationStep.accept(CreationStep.FORCED);
@@ -379,7 +379,8 @@ public final class ChronicleRegistry implements Registry {
      * @throws IOException if the file system cannot give the blocks
      */
     static void reserve(Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
             ByteBuffer one = ByteBuffer.allocate(1);
             for (long pos = 0; pos < size; pos += PAGE_BYTES) {

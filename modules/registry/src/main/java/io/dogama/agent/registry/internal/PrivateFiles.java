@@ -1,11 +1,13 @@
 package io.dogama.agent.registry.internal;
 
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
@@ -33,9 +35,14 @@ final class PrivateFiles {
         return PosixFilePermissions.asFileAttribute(EnumSet.copyOf(MODE));
     }
 
-    /** Opens {@code file} for writing, creating it with mode 0600 if it does not exist. */
+    /**
+     * Opens {@code file} for writing, creating it with mode 0600 if it does not exist; never through a link, and
+     * never a FIFO or a device in its place (checked before the open: a FIFO would hang it).
+     */
     static FileChannel openOrCreate(Path file) throws IOException {
-        return FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), mode());
+        RegularFiles.requireIfPresent(file);
+        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), mode());
     }
 
     /** Creates the empty file {@code file} with mode 0600; fails if it exists. */
@@ -51,7 +58,7 @@ final class PrivateFiles {
     static void copy(Path from, Path to) throws IOException {
         Files.deleteIfExists(to);
         try (FileChannel out = FileChannel.open(to, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                mode()); InputStream in = Files.newInputStream(from)) {
+                mode()); InputStream in = Files.newInputStream(from, LinkOption.NOFOLLOW_LINKS)) {
             OutputStream os = Channels.newOutputStream(out);
             in.transferTo(os);
             out.force(true);
