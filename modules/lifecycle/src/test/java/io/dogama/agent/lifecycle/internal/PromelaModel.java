@@ -469,15 +469,21 @@ final class PromelaModel {
             case ROLLBACK_START_OLD -> engine("ok(pcid, pplan) && nm[pcid] == N_X", "touch(pcid); up[pcid] = true; ran[pcid] = true");
             case ROLLBACK_COMMIT -> write("cid = pcid; plan = pplan; hasPrior = false; pcid = NONE; mk = 0; "
                     + "st = (wasRunning -> P_RUNNING : P_STOPPED)");
-            case ROLLBACK_STOP_ALL -> engine("true", "if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; "
-                    + "if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; "
-                    + "if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; "
-                    + "if :: search || " + markerSearch() + " -> unrecorded(pplan, found); "
-                    + "if :: found != NONE -> remove(found) :: else fi"
-                    + (bugs.contains(Bug.STOP_ALL_KEEPS_UNSTARTED_NEW) ? ""
-                    : "; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); "
-                    + "if :: found != NONE -> remove(found) :: else fi :: else fi")
-                    + " :: else fi");
+            case ROLLBACK_STOP_ALL -> {
+                // As the code runs it: the incomplete containers removed first, then the running ones stopped; an
+                // engine failure in between leaves the removals done and nothing stopped (refused).
+                String removals = "if :: search || " + markerSearch() + " -> unrecorded(pplan, found); "
+                        + "if :: found != NONE -> remove(found) :: else fi"
+                        + (bugs.contains(Bug.STOP_ALL_KEEPS_UNSTARTED_NEW) ? ""
+                        : "; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); "
+                        + "if :: found != NONE -> remove(found) :: else fi :: else fi")
+                        + " :: else fi";
+                String stops = "if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; "
+                        + "if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; "
+                        + "if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi";
+                yield engine("true", removals + "; " + stops).replace("\n:: fault(); o = O_REFUSED",
+                        "\n:: fault(); o = O_REFUSED\n:: faults < MAXF -> faults++; " + removals + "; o = O_REFUSED");
+            }
             case ROLLBACK_GIVE_UP -> write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_INTERVENTION_REQUIRED; mk = " + c(Step.ROLLBACK_GIVE_UP));
 
             case DELETE_PERSIST_INTENT -> write("st = P_DELETING; mk = " + c(Step.DELETE_REMOVE_CONTAINER));
