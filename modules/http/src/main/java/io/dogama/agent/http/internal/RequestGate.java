@@ -203,6 +203,8 @@ final class RequestGate implements Handler {
             return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
         }
         if (headers.all(HeaderNames.CONTENT_LENGTH, List::of).size() > 1) {
+            // Helidon 4.5 refuses this before routing (LimitsOverHttpTest.ambiguousFramingIs400); kept for a
+            // Helidon that would not, as the body below is read by the one length Helidon took.
             return Reply.problem(ProblemCode.MALFORMED_REQUEST).closing();
         }
         // A Content-Length past the limit never gets here: Helidon refuses it with 413 before routing, from the
