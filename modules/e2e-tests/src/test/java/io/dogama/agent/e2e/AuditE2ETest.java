@@ -48,7 +48,12 @@ class AuditE2ETest {
             pb.redirectOutput(out.toFile()).redirectError(err.toFile());
             Process p = pb.start();
             p.getOutputStream().close();
-            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the tool hangs");
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                // Also an agent that started where it should have refused: stopped, never left running.
+                p.destroyForcibly();
+                p.waitFor(30, TimeUnit.SECONDS);
+                throw new AssertionError(cmd + " did not end in 60 s: " + Files.readString(err));
+            }
             return new Run(p.exitValue(), Files.readString(out).strip(), Files.readString(err).strip());
         } finally {
             Files.deleteIfExists(out);
@@ -222,7 +227,7 @@ class AuditE2ETest {
         Files.write(newest, shortened);
         assertEquals(0, verifyCopy(auditDir()).exit(), "as a chain alone, the cut log holds");
 
-        Run refused = launchUntilExit();
+        Run refused = tool("--config", e2e.config().toString());
         assertEquals(78, refused.exit(), refused::toString);
         assertTrue(refused.err().contains("lines were cut off its end") || refused.out().contains(
                 "lines were cut off its end"), refused::toString);
@@ -234,29 +239,5 @@ class AuditE2ETest {
         Files.write(newest, whole);
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals(200, e2e.wire().get("/v1/health").status());
-    }
-
-    /** The agent's own launcher on the test's config, bounded: a start that does not refuse is stopped and fails. */
-    private static Run launchUntilExit() throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(RepoLayout.agentLauncher().toString(), "--config",
-                e2e.config().toString());
-        pb.environment().remove("DOGAMA_AGENT_CONFIG");
-        Path out = Files.createTempFile("dogama-audit-", ".out");
-        Path err = Files.createTempFile("dogama-audit-", ".err");
-        try {
-            pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-            Process p = pb.start();
-            p.getOutputStream().close();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(30, TimeUnit.SECONDS);
-                throw new AssertionError("the agent started on a cut log (stopped after 60 s): "
-                        + Files.readString(err));
-            }
-            return new Run(p.exitValue(), Files.readString(out).strip(), Files.readString(err).strip());
-        } finally {
-            Files.deleteIfExists(out);
-            Files.deleteIfExists(err);
-        }
     }
 }

@@ -3,6 +3,7 @@ package io.dogama.agent.audit.internal;
 import io.dogama.agent.audit.AuditException;
 import io.dogama.agent.core.KeyFiles;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.Set;
@@ -56,7 +58,7 @@ public final class Anchor {
         }
 
         boolean named(long lineSeq, byte[] lineMac) {
-            return lineSeq == seq && java.security.MessageDigest.isEqual(lineMac, mac);
+            return lineSeq == seq && MessageDigest.isEqual(lineMac, mac);
         }
     }
 
@@ -76,12 +78,8 @@ public final class Anchor {
                 throw new AuditException(file + " is not the agent's record of its last audit line; restore it, or"
                         + " remove it to accept the log as it is");
             }
-            try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-                ByteBuffer buf = ByteBuffer.allocate(MAX_BYTES + 1);
-                while (ch.read(buf) > 0 && buf.hasRemaining()) {
-                    // read to the end; a file that grew past the bound fails below
-                }
-                bytes = java.util.Arrays.copyOf(buf.array(), buf.position());
+            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                bytes = in.readNBytes(MAX_BYTES + 1); // one that grew past the bound meanwhile fails below
             }
         } catch (NoSuchFileException absent) {
             return Optional.empty();

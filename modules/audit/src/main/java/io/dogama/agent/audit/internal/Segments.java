@@ -26,26 +26,20 @@ final class Segments {
         return dir.resolve(String.format("audit-%06d.jsonl", number));
     }
 
-    /**
-     * An entry named like a log file that is not a plain file: opened, a link would lead the writer's repair of
-     * a torn tail (a truncate) or its rotation (a create) to another file, a FIFO would hang the start or the
-     * verifier in open(2), a device would feed the verifier for ever. Never opened; the operator moves it aside.
-     */
+    /** A log file someone other than the folder's owner owns: never written; the operator moves it aside. */
     static final class Foreign extends IOException {
         private static final long serialVersionUID = 1L;
 
         Foreign(Path file, String what) {
             super(file + " is named like a log file but is " + what + "; move it aside");
         }
-
-        Foreign(Path file, RegularFiles.NotRegular cause) {
-            super(cause.getMessage(), cause);
-        }
     }
 
     /**
-     * @return the files in chain order, each a regular file (links are not followed)
-     * @throws Foreign if one is not
+     * @return the files in chain order, each a regular file: opened, a link would lead the writer's repair of a
+     *         torn tail (a truncate) or its rotation (a create) to another file, a FIFO would hang the start or the
+     *         verifier in open(2), a device would feed the verifier for ever
+     * @throws RegularFiles.NotRegular if one is not
      */
     static List<Path> list(Path dir) throws IOException {
         List<Path> out = new ArrayList<>();
@@ -53,23 +47,10 @@ final class Segments {
             s.filter(p -> NAME.matcher(p.getFileName().toString()).matches()).forEach(out::add);
         }
         for (Path p : out) {
-            requireRegular(p);
+            RegularFiles.requireIfPresent(p);
         }
         out.sort((a, b) -> Integer.compare(number(a), number(b)));
         return out;
-    }
-
-    /**
-     * @param file a log file's name
-     * @return false if nothing has that name
-     * @throws Foreign if something that is not a regular file has it
-     */
-    static boolean requireRegular(Path file) throws IOException {
-        try {
-            return RegularFiles.requireIfPresent(file);
-        } catch (RegularFiles.NotRegular e) {
-            throw new Foreign(file, e);
-        }
     }
 
     /**
@@ -78,7 +59,7 @@ final class Segments {
      * other files needs access to the data directory (0700), and hard-link backups of the folder must not stop
      * the agent.
      *
-     * @param file a regular file ({@link #requireRegular})
+     * @param file a regular file ({@link RegularFiles#requireIfPresent})
      * @param dir  the log folder, whose owner the start checked
      * @throws Foreign if not
      */

@@ -3,6 +3,7 @@ package io.dogama.agent.audit.internal;
 import io.dogama.agent.audit.AuditEvent;
 import io.dogama.agent.audit.AuditException;
 import io.dogama.agent.core.KeyFiles;
+import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
@@ -202,7 +203,7 @@ public final class Writer implements AutoCloseable {
         Writer w = new Writer(dir, maxFileBytes, key, clock, usableSpace, totalSpace, anchor, channels);
         try {
             w.resume();
-        } catch (Segments.Foreign e) {
+        } catch (Segments.Foreign | RegularFiles.NotRegular e) {
             w.closeChannel();
             throw new AuditException(e.getMessage(), e);
         } catch (IOException e) {
@@ -762,7 +763,7 @@ public final class Writer implements AutoCloseable {
         Path file = Segments.file(dir, fileNumber + 1);
         // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over, if it is
         // a plain file of the agent's (checked before the open: a FIFO would hang it); never through a link.
-        if (Segments.requireRegular(file)) {
+        if (RegularFiles.requireIfPresent(file)) {
             Segments.requireOwn(file, dir);
         }
         FileChannel next = channels.apply(FileChannel.open(file, Set.of(StandardOpenOption.CREATE,
