@@ -1,11 +1,11 @@
 package io.dogama.agent.registry;
 
-import io.dogama.agent.registry.internal.ChronicleRegistry;
+import io.dogama.agent.registry.internal.LogRegistry;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The durable, authenticated instance registry of SPEC section 9: one persisted Chronicle Map
+ * The durable, authenticated instance registry of SPEC section 9: one append-only file
  * ({@code <dataDir>/registry.dat}) of {@link InstanceRecord}s, each with an HMAC-SHA-256 under the
  * agent-local key {@code <dataDir>/registry.key} (32 random bytes, mode 0600, generated on first start).
  *
@@ -14,11 +14,10 @@ import java.util.List;
  * {@link InstanceRecord#revision() revision}). One process at a time: {@link #open} takes an exclusive
  * lock on {@code <dataDir>/registry.lock}.
  *
- * <p><b>Durability.</b> A write is in the memory-mapped file and forced to the disk when its method returns:
- * it survives the death of the process (even SIGKILL) and a power loss or kernel crash.
- * Each instance has two slots in the map and a write goes to the slot of the version before the current
- * one, so a write torn by a crash never damages the last completed version: after recovery the instance
- * reads as its previous version.
+ * <p><b>Durability.</b> A write is appended to the file and forced to the disk before its method returns, and
+ * only then seen by any reader: it survives the death of the process (even SIGKILL) and a power loss or kernel
+ * crash. A write a crash cuts short never returned; the next open drops it and the instance reads as its
+ * previous version.
  *
  * <p><b>Failures.</b> Expected outcomes (absent, conflict, tampered, full) are values; a
  * {@link RegistryException} means the registry itself failed (I/O, closed registry) and nothing can be
@@ -28,15 +27,13 @@ public interface Registry extends AutoCloseable {
 
     /** Smallest accepted instance limit. */
     int MIN_INSTANCES = 1;
-    /** Largest accepted instance limit (the administrator's default is 200, SPEC section 11); the map file is sized from it. */
+    /** Largest accepted instance limit (the administrator's default is 200, SPEC section 11). */
     int MAX_INSTANCES = 10_000;
 
     /**
-     * Opens the registry in {@code dataDir}, creating it (and its key) on first start. A map that was not
-     * closed cleanly (a crash) is first repaired with Chronicle's recovery, so that whatever was written
-     * before the crash is there. Recovery drops entries it finds damaged; the registry turns each dropped
-     * entry into a tombstone that reads as {@link Lookup.Tampered} (keeping the file as it was before as
-     * {@code registry.dat.pre-recovery}), and refuses to start if it cannot tell which instance an entry was.
+     * Opens the registry in {@code dataDir}, creating it (and its key) on first start, and reads it whole. The
+     * last write, if a crash cut it short, is dropped (it never returned); damage anywhere else refuses the open
+     * and leaves the file as it is. A record whose MAC or content fails reads as {@link Lookup.Tampered}.
      *
      * @param dataDir      the agent's data directory; must exist and be a directory
      * @param maxInstances the administrator's instance limit, {@value #MIN_INSTANCES} to
@@ -44,13 +41,13 @@ public interface Registry extends AutoCloseable {
      * @return the open registry
      * @throws RegistryException        if the data directory is missing; the key file is unreadable, not
      *                                  32 bytes, or readable by group/others; the key is missing while a
-     *                                  map exists; the map is corrupt or not a registry; the key does not
+     *                                  registry file exists; the file is damaged or not a registry; the key does not
      *                                  match the registry; another process holds the registry. Never
      *                                  starts empty over an existing registry.
      * @throws IllegalArgumentException if {@code maxInstances} is out of range
      */
     static Registry open(Path dataDir, int maxInstances) throws RegistryException {
-        return ChronicleRegistry.open(dataDir, maxInstances);
+        return LogRegistry.open(dataDir, maxInstances);
     }
 
     /**
@@ -103,7 +100,7 @@ public interface Registry extends AutoCloseable {
     /** @return the administrator's instance limit this registry was opened with */
     int maxInstances();
 
-    /** Closes the map and releases the process lock. Idempotent; later calls fail with {@link RegistryException}. */
+    /** Closes the file and releases the process lock. Idempotent; later calls fail with {@link RegistryException}. */
     @Override
     void close();
 }

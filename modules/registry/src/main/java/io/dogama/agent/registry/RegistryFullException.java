@@ -3,8 +3,8 @@ package io.dogama.agent.registry;
 import java.io.Serial;
 
 /**
- * The registry's file system has no room for a write: nothing was stored (the write went to the
- * record's other slot, so the current version is intact), and the same write may succeed once
+ * The registry's file system has no room for a write: nothing was stored (what the write had
+ * appended was cut off again, the current version is intact), and the same write may succeed once
  * space returns.
  */
 public final class RegistryFullException extends RegistryException {

@@ -17,16 +17,6 @@ final class Fsync {
         }
     }
 
-    /** Creates an empty file of mode 0600 durably (used for the clean-shutdown marker). */
-    static void touch(Path file) throws IOException {
-        if (!Files.exists(file)) {
-            try (FileChannel ch = PrivateFiles.openOrCreate(file)) {
-                ch.force(true);
-            }
-        }
-        directory(file.getParent());
-    }
-
     /** Deletes a file durably. */
     static void delete(Path file) throws IOException {
         if (Files.deleteIfExists(file)) {

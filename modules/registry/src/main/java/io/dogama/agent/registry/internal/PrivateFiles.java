@@ -45,23 +45,12 @@ final class PrivateFiles {
                 LinkOption.NOFOLLOW_LINKS), mode());
     }
 
-    /** Creates the empty file {@code file} with mode 0600; fails if it exists. */
-    static void createEmpty(Path file) throws IOException {
-        Files.createFile(file, mode());
-    }
-
     /**
-     * Copies {@code from} to a new file {@code to} of mode 0600 (an existing {@code to} is replaced) and
-     * forces it to disk. Unlike {@code Files.copy}, which gives the copy the source's mode, the copy of a
-     * file left 0644 by an earlier version is 0600 too.
+     * Creates {@code file} with mode 0600 and opens it for reading and writing; fails if anything, a link included,
+     * is in its place.
      */
-    static void copy(Path from, Path to) throws IOException {
-        Files.deleteIfExists(to);
-        try (FileChannel out = FileChannel.open(to, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                mode()); InputStream in = Files.newInputStream(from, LinkOption.NOFOLLOW_LINKS)) {
-            OutputStream os = Channels.newOutputStream(out);
-            in.transferTo(os);
-            out.force(true);
-        }
+    static FileChannel createNew(Path file) throws IOException {
+        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), mode());
     }
 }

@@ -24,7 +24,6 @@ import java.util.Optional;
  */
 final class RecordCodec {
     static final byte KIND_RECORD = 1;
-    static final byte KIND_META = 2;
     static final int HEADER_BYTES = 12;
     /** Every string other than a plan is far below this; a plan is at most {@link InstanceRecord#MAX_PLAN_BYTES}. */
     static final int MAX_SHORT_STRING_BYTES = 1024;
@@ -74,22 +73,6 @@ final class RecordCodec {
         }
         w.optional(r.step());
         return w.seal(mac, mapKey);
-    }
-
-    static byte[] encodeMeta(RecordMac mac, String metaKey) {
-        Writer w = new Writer();
-        w.header(KIND_META, 0);
-        return w.seal(mac, metaKey);
-    }
-
-    /** Verifies the MAC of a meta value; false for anything but an authentic meta entry under {@code metaKey}. */
-    static boolean verifyMeta(RecordMac mac, String metaKey, byte[] value) {
-        if (value == null || value.length != HEADER_BYTES + RecordMac.MAC_BYTES || !mac.verify(metaKey, value)) {
-            return false;
-        }
-        ByteBuffer b = ByteBuffer.wrap(value);
-        return b.get() == 'D' && b.get() == 'R' && b.get() == KIND_META && b.get() == InstanceRecord.CURRENT_FORMAT
-                && b.getLong() == 0;
     }
 
     /**

@@ -3,11 +3,10 @@ package io.dogama.agent.registry.internal;
 import io.dogama.agent.core.Ids;
 
 /**
- * Each instance is stored under two map keys, {@code <id>#0} and {@code <id>#1}: generation {@code g}
- * lives in slot {@code g % 2}. A write of generation {@code g + 1} overwrites generation {@code g - 1},
- * never the current one, so a write torn by a crash (which Chronicle's recovery then drops for its bad
- * checksum) leaves the last completed version intact. Readers take the higher of two consecutive
- * generations.
+ * Each instance is stored under two keys, {@code <id>#0} and {@code <id>#1}: generation {@code g} lives in slot
+ * {@code g % 2}, and the key is bound into the value's MAC. A write of generation {@code g + 1} supersedes
+ * generation {@code g - 1}, never the current one; readers take the higher of two consecutive generations, and
+ * two slots that are not consecutive (copies spliced from different times) read as tampered.
  */
 final class Slots {
     static final String[] SUFFIX = {"#0", "#1"};

@@ -1,2 +1,2 @@
-/** Implementation of the registry: the Chronicle Map store, the record codec, the MAC and the key file. */
+/** Implementation of the registry: the log file, the record codec, the MAC and the key file. */
 package io.dogama.agent.registry.internal;

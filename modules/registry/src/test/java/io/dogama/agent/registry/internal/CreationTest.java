@@ -19,9 +19,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * A new registry is laid out once under a temporary name, forced, renamed into place and kept open. A
- * JVM halted after any step of that leaves either no map file or a complete one, and the next open gives a
- * working registry either way.
+ * A new registry file is made under a temporary name, forced, renamed into place and kept open. A JVM halted after
+ * any step of that leaves either no registry file or a complete one, and the next open gives a working registry
+ * either way.
  */
 class CreationTest {
     private static final long CHILD_TIMEOUT_SECONDS = 120;
@@ -30,27 +30,25 @@ class CreationTest {
     Path tmp;
 
     @ParameterizedTest
-    @EnumSource(ChronicleRegistry.CreationStep.class)
-    void aCreationHaltedAfterAnyStepLeavesNoHalfMadeRegistry(ChronicleRegistry.CreationStep step) throws Exception {
+    @EnumSource(LogRegistry.CreationStep.class)
+    void aCreationHaltedAfterAnyStepLeavesNoHalfMadeRegistry(LogRegistry.CreationStep step) throws Exception {
         Path data = Files.createDirectory(tmp.resolve("data"));
         Path stderr = tmp.resolve("child.err");
-        Process p = ForkedJvm.command(List.of(), true, "create-crash", data.toString(), step.name())
+        Process p = ForkedJvm.command(List.of(), "create-crash", data.toString(), step.name())
                 .redirectError(stderr.toFile()).start();
         assertTrue(p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS), "the creating JVM did not end in time");
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(ForkedRegistryMain.HALTED, p.exitValue(),
                 "the child must halt after " + step + "; stdout: " + out + " stderr: " + Files.readString(stderr));
 
-        Path map = data.resolve(ChronicleRegistry.MAP_FILE);
-        Path partial = data.resolve(ChronicleRegistry.MAP_FILE + ".tmp");
-        if (step == ChronicleRegistry.CreationStep.RENAMED) {
-            assertTrue(Files.exists(map), "renamed: the map is in place");
+        Path map = data.resolve(LogRegistry.FILE);
+        Path partial = data.resolve(LogRegistry.FILE + ".tmp");
+        if (step == LogRegistry.CreationStep.RENAMED) {
+            assertTrue(Files.exists(map), "renamed: the file is in place");
             assertFalse(Files.exists(partial), "renamed: no temporary file");
-            assertFalse(Files.exists(data.resolve(ChronicleRegistry.CLEAN_FILE)),
-                    "a registry open when the process died has no clean marker: the next open recovers");
         } else {
-            assertFalse(Files.exists(map), "before the rename there is no " + ChronicleRegistry.MAP_FILE);
-            assertTrue(Files.exists(partial), "the half-made map is only under its temporary name");
+            assertFalse(Files.exists(map), "before the rename there is no " + LogRegistry.FILE);
+            assertTrue(Files.exists(partial), "the half-made file is only under its temporary name");
         }
 
         try (Registry r = Registry.open(data, 10)) {
@@ -68,22 +66,10 @@ class CreationTest {
         try (Registry r = Registry.open(tmp, 10)) {
             assertInstanceOf(CasResult.Stored.class, r.insert(Samples.record("new-1", 1)));
         }
-        assertFalse(Files.exists(tmp.resolve(ChronicleRegistry.MAP_FILE + ".tmp")));
+        assertFalse(Files.exists(tmp.resolve(LogRegistry.FILE + ".tmp")));
         try (Registry r = Registry.open(tmp, 10)) {
             Lookup.Found f = assertInstanceOf(Lookup.Found.class, r.get("new-1"));
             assertEquals(Samples.record("new-1", 1), f.record());
-        }
-    }
-
-    @Test
-    void aStaleCleanMarkerWithoutAMapIsRemovedWhenTheRegistryIsCreated() throws Exception {
-        // Left by an operator who removed the map by hand: kept, the next start after a crash of the new
-        // registry would skip recovery.
-        Files.createFile(tmp.resolve(ChronicleRegistry.CLEAN_FILE));
-        try (Registry r = Registry.open(tmp, 10)) {
-            assertFalse(Files.exists(tmp.resolve(ChronicleRegistry.CLEAN_FILE)),
-                    "an open registry has no clean marker");
-            assertEquals(10, r.maxInstances());
         }
     }
 }

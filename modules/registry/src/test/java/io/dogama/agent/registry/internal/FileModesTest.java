@@ -38,43 +38,50 @@ class FileModesTest {
 
     @TempDir
     Path dir;
+    /** The forked JVM's output: beside, never inside, the registry's folder. */
+    @TempDir
+    Path logs;
 
     @Test
     void everyFileOfANewRegistryIs0600OpenAndClosed() throws Exception {
         Map<String, String> whileOpen = openAndClose();
-        assertEquals(List.of(ChronicleRegistry.MAP_FILE, ChronicleRegistry.KEY_FILE, ChronicleRegistry.LOCK_FILE),
+        assertEquals(List.of(LogRegistry.FILE, LogRegistry.KEY_FILE, LogRegistry.LOCK_FILE),
                 List.copyOf(whileOpen.keySet()), "files of an open registry");
         whileOpen.forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " while open"));
         Map<String, String> closed = modes();
-        assertTrue(closed.containsKey(ChronicleRegistry.CLEAN_FILE), "clean marker after close: " + closed);
+        assertEquals(whileOpen.keySet(), closed.keySet(), "files of a closed registry");
         closed.forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " after close"));
     }
 
+    /** The file a compaction writes (under a temporary name, then renamed) is made 0600 too. */
     @Test
-    void theMapRecoveredAfterAnUncleanCloseIs0600() throws Exception {
-        openAndClose();
-        // As after a crash: no clean marker, so the next open recovers the map through a copy.
-        Files.delete(dir.resolve(ChronicleRegistry.CLEAN_FILE));
-        openAndClose();
-        modes().forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " after a recovery"));
+    void theFileACompactionWritesIs0600() throws Exception {
+        Path log = logs.resolve("compact.out");
+        Process p = umask000("compact").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            assertTrue(p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS), "the forked registry did not finish");
+        } finally {
+            p.destroyForcibly();
+        }
+        String out = Files.readString(log);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("compacted\n") && !out.contains("not compacted"), out);
+        Map<String, String> modes = modes();
+        assertEquals(List.of(LogRegistry.FILE, LogRegistry.KEY_FILE, LogRegistry.LOCK_FILE), List.copyOf(modes.keySet()));
+        modes.forEach((name, mode) -> assertEquals(OWNER_ONLY, mode, name + " after a compaction"));
     }
 
-    @Test
-    void aCopyIs0600WhateverTheSourcesMode() throws IOException {
-        Path from = Files.createFile(dir.resolve("old"),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
-        Files.writeString(from, "plans");
-        Path to = dir.resolve("copy");
-        PrivateFiles.copy(from, to);
-        assertEquals("plans", Files.readString(to));
-        assertEquals(OWNER_ONLY, PosixFilePermissions.toString(Files.getPosixFilePermissions(to)));
+    /** The forked registry in {@code mode} on this test's folder, with umask 000. */
+    private ProcessBuilder umask000(String mode) {
+        ProcessBuilder java = ForkedJvm.command(List.of(), mode, dir.toString());
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 000 && exec \"$@\"", "sh"));
+        cmd.addAll(java.command());
+        return new ProcessBuilder(cmd);
     }
 
     /** Runs {@code open-close} in a JVM with umask 000; returns the modes seen while it was open. */
     private Map<String, String> openAndClose() throws Exception {
-        ProcessBuilder java = ForkedJvm.command(List.of(), true, "open-close", dir.toString());
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", "umask 000 && exec \"$@\"", "sh"));
-        cmd.addAll(java.command());
+        List<String> cmd = umask000("open-close").command();
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (OutputStream in = p.getOutputStream()) {
             // A reader thread takes the lines, so the deadline bounds a child that deadlocks and prints nothing.

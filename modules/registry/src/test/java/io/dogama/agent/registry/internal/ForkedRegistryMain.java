@@ -1,23 +1,24 @@
 package io.dogama.agent.registry.internal;
 
 import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.InstanceRecord;
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Optional;
 
 /**
  * The program the forked-JVM tests run. {@code write DIR}: inserts records 1, 2, 3... and, every other
- * step, replaces the previous one (so the stream mixes inserts and in-place updates), printing
- * {@code wrote k} after each completed write, until killed. {@code probe DIR}: every registry operation
- * once, then {@code probe ok}. {@code open-close DIR}: opens (creating it if need be), inserts one record
- * (unless there), prints {@code open}, waits for a line on standard input, closes and prints {@code closed}.
- * {@code library-hooks DIR [made-by-an-earlier-build]}: opens (that registry first made as an earlier build
- * made it), inserts, runs the shutdown hooks Chronicle registered (as a stop signal would), reads the record,
- * closes and says whether the clean marker exists. {@code create-crash DIR STEP}: creates a new registry and
- * halts the JVM (as {@code kill -9} would end it) right after the
- * {@link ChronicleRegistry.CreationStep} {@code STEP}, with status {@value #HALTED}.
+ * step, replaces the previous one (so the stream mixes inserts and updates), printing
+ * {@code wrote k} after each completed write, until killed. {@code open-close DIR}: opens (creating it if need be),
+ * inserts one record (unless there), prints {@code open}, waits for a line on standard input, closes and prints
+ * {@code closed}. {@code compact DIR}: writes until the registry compacted its file, prints {@code compacted}.
+ * {@code create-crash DIR STEP} and {@code compact-crash DIR STEP}: creates a new registry, or writes until it
+ * compacts (printing {@code wrote g} after each completed write of {@link #BIG}, {@code g} its generation), and halts
+ * the JVM (as {@code kill -9} would end it) right after the {@link LogRegistry.CreationStep} or {@link
+ * LogRegistry.CompactionStep} {@code STEP}, with status {@value #HALTED}.
  */
 final class ForkedRegistryMain {
     /** Exit status of a JVM halted by {@code create-crash}. */
@@ -40,7 +41,6 @@ final class ForkedRegistryMain {
                             throw new IllegalStateException("insert " + k + " not stored");
                         }
                         if (k > 1) {
-                            // An update of the previous record, same size as before: Chronicle writes it in place.
                             Lookup.Found f = (Lookup.Found) r.get(id(k - 1));
                             if (!(r.replace(f.generation(), Samples.record(id(k - 1), k - 1)
                                     .withStep(java.util.Optional.of("updated"))) instanceof CasResult.Stored)) {
@@ -54,23 +54,6 @@ final class ForkedRegistryMain {
                     out.flush();
                     // Stay alive until killed: the test decides when the crash happens.
                     Thread.sleep(Long.MAX_VALUE);
-                }
-            }
-            case "probe" -> {
-                out.println("jdk.compiler=" + (ModuleLayer.boot().findModule("jdk.compiler").isPresent()
-                        ? "present" : "absent"));
-                try (Registry r = Registry.open(dir, 10)) {
-                    CasResult s = r.insert(Samples.record("probe-1", 1));
-                    Lookup.Found f = (Lookup.Found) r.get("probe-1");
-                    CasResult s2 = r.replace(f.generation(), Samples.replacing("probe-1", 2));
-                    List<Lookup> all = r.all();
-                    CasResult s3 = r.remove("probe-1", 2);
-                    boolean ok = s instanceof CasResult.Stored && s2 instanceof CasResult.Stored && all.size() == 1
-                            && s3 instanceof CasResult.Removed;
-                    out.println(ok ? "probe ok" : "probe failed");
-                }
-                try (Registry r = Registry.open(dir, 10)) {
-                    out.println(r.all().isEmpty() ? "reopen ok" : "reopen failed");
                 }
             }
             case "open-close" -> {
@@ -89,28 +72,32 @@ final class ForkedRegistryMain {
                 out.println("closed");
                 out.flush();
             }
-            case "library-hooks" -> {
-                if (args.length > 2 && args[2].equals("made-by-an-earlier-build")) {
-                    makeWithChroniclesHook(dir);
+            case "compact" -> {
+                boolean[] compacted = {false};
+                LogRegistry.afterCompactionStep = step -> compacted[0] |= step == LogRegistry.CompactionStep.RENAMED;
+                try (Registry r = Registry.open(dir, 10)) {
+                    churn(r, out, () -> compacted[0]);
                 }
-                Registry r = Registry.open(dir, 10);
-                if (!(r.insert(Samples.record("hooks-1", 1)) instanceof CasResult.Stored)) {
-                    throw new IllegalStateException("insert not stored");
+                out.println(compacted[0] ? "compacted" : "not compacted");
+                out.flush();
+            }
+            case "compact-crash" -> {
+                LogRegistry.CompactionStep at = LogRegistry.CompactionStep.valueOf(args[2]);
+                LogRegistry.afterCompactionStep = step -> {
+                    if (step == at) {
+                        out.flush();
+                        Runtime.getRuntime().halt(HALTED);
+                    }
+                };
+                try (Registry r = Registry.open(dir, 10)) {
+                    churn(r, out, () -> false);
                 }
-                // What the JVM runs on a stop signal beside the agent's own hook: every hook Chronicle registered.
-                net.openhft.chronicle.core.shutdown.PriorityHook hooks =
-                        net.openhft.chronicle.core.shutdown.PriorityHook.getRegisteredHook();
-                if (hooks != null) {
-                    hooks.onShutdown();
-                }
-                out.println("read after the library's hooks: " + lookUp(r, "hooks-1"));
-                r.close();
-                out.println("clean marker: " + java.nio.file.Files.exists(dir.resolve(ChronicleRegistry.CLEAN_FILE)));
+                out.println("not halted");
                 out.flush();
             }
             case "create-crash" -> {
-                ChronicleRegistry.CreationStep at = ChronicleRegistry.CreationStep.valueOf(args[2]);
-                ChronicleRegistry.afterCreationStep = step -> {
+                LogRegistry.CreationStep at = LogRegistry.CreationStep.valueOf(args[2]);
+                LogRegistry.afterCreationStep = step -> {
                     if (step == at) {
                         out.flush();
                         Runtime.getRuntime().halt(HALTED);
@@ -124,25 +111,33 @@ final class ForkedRegistryMain {
         }
     }
 
-    /**
-     * A registry as a build before {@code skipCloseOnExitHook} made it: the map's header says Chronicle's
-     * shutdown hook closes it. The key and the clean marker come from an ordinary open and close.
-     */
-    private static void makeWithChroniclesHook(Path dir) throws Exception {
-        Registry.open(dir, 10).close();
-        java.nio.file.Files.delete(dir.resolve(ChronicleRegistry.MAP_FILE));
-        RecordMac mac = new RecordMac(KeyFile.load(dir.resolve(ChronicleRegistry.KEY_FILE)));
-        try (net.openhft.chronicle.map.ChronicleMap<String, byte[]> m = ChronicleRegistry.builder(10)
-                .skipCloseOnExitHook(false).createPersistedTo(dir.resolve(ChronicleRegistry.MAP_FILE).toFile())) {
-            m.put(ChronicleRegistry.META_KEY, RecordCodec.encodeMeta(mac, ChronicleRegistry.META_KEY));
-        }
+    /** The instance {@code compact} and {@code compact-crash} replace until the registry compacts. */
+    static final String BIG = "big-1";
+    /** The instance beside it, written once. */
+    static final String SMALL = "small-1";
+
+    /** A record of about 260 kB: a few replaces of it are more garbage than the registry keeps. */
+    static InstanceRecord big(int n) {
+        String plan = "{\"x\":\"" + "y".repeat(InstanceRecord.MAX_PLAN_BYTES - 16) + "\"}";
+        InstanceRecord.Prior prior = new InstanceRecord.Prior(plan, "sha256:" + Samples.hex64(n), "demo-http", "1.0.0",
+                Optional.empty(), "dogama-big-1-r1", false);
+        return new InstanceRecord(BIG, Optional.of(Samples.hex64(1)), "dogama-big-1", "demo-http", "1.0.0",
+                "sha256:" + Samples.hex64(2), plan, InstanceState.REPLACING, n, Optional.of(prior), Optional.empty());
     }
 
-    private static String lookUp(Registry r, String id) {
-        try {
-            return r.get(id).getClass().getSimpleName();
-        } catch (RuntimeException | io.dogama.agent.registry.RegistryException e) {
-            return e.getClass().getSimpleName();
+    /** Inserts {@link #SMALL} and {@link #BIG}, then replaces {@link #BIG} until {@code done} (at most 100 times). */
+    private static void churn(Registry r, PrintStream out, java.util.function.BooleanSupplier done) throws Exception {
+        if (!(r.insert(Samples.record(SMALL, 1)) instanceof CasResult.Stored)
+                || !(r.insert(big(1)) instanceof CasResult.Stored)) {
+            throw new IllegalStateException("insert not stored");
+        }
+        out.println("wrote 1");
+        for (int g = 2; g <= 100 && !done.getAsBoolean(); g++) {
+            if (!(r.replace(g - 1, big(g)) instanceof CasResult.Stored)) {
+                throw new IllegalStateException("replace " + g + " not stored");
+            }
+            out.println("wrote " + g);
+            out.flush();
         }
     }
 

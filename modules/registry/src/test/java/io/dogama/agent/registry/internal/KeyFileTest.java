@@ -23,11 +23,11 @@ class KeyFileTest {
     Path dir;
 
     private Path key() {
-        return dir.resolve(ChronicleRegistry.KEY_FILE);
+        return dir.resolve(LogRegistry.KEY_FILE);
     }
 
     private Path map() {
-        return dir.resolve(ChronicleRegistry.MAP_FILE);
+        return dir.resolve(LogRegistry.FILE);
     }
 
     private void seed() throws Exception {
@@ -49,7 +49,7 @@ class KeyFileTest {
         seed();
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key())));
         assertEquals(32, Files.size(key()));
-        assertFalse(Files.exists(dir.resolve(ChronicleRegistry.KEY_FILE + ".tmp")));
+        assertFalse(Files.exists(dir.resolve(LogRegistry.KEY_FILE + ".tmp")));
     }
 
     @Test

@@ -1,9 +1,8 @@
 package io.dogama.agent.registry.internal;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,12 +12,11 @@ import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +52,7 @@ class RegistryBasicsTest {
     void everyWriteIsForcedToTheDiskBeforeItReturns() throws Exception {
         AtomicInteger forced = new AtomicInteger();
         try (Registry r = Registry.open(dir, 10)) {
-            ChronicleRegistry.afterForce = forced::incrementAndGet;
+            LogRegistry.afterForce = forced::incrementAndGet;
             r.insert(Samples.record("alpha-1", 1));
             assertEquals(1, forced.get(), "insert");
             r.replace(1, Samples.replacing("alpha-1", 2));
@@ -62,49 +60,35 @@ class RegistryBasicsTest {
             assertInstanceOf(CasResult.Conflict.class, r.replace(1, Samples.replacing("alpha-1", 3)));
             assertEquals(2, forced.get(), "a refused write");
             r.remove("alpha-1", 2);
-            assertEquals(4, forced.get(), "remove: the stale copy's removal, then the current one's");
+            assertEquals(3, forced.get(), "remove: one frame for both slots");
         } finally {
-            ChronicleRegistry.afterForce = () -> {
+            LogRegistry.afterForce = () -> {
             };
         }
     }
 
     /**
-     * A remove takes the stale copy away and forces that to the disk before it takes the current one: the kernel
-     * writes a mapping's pages back in no order, so with one force after both a power cut could leave the stale copy
-     * without the current one, and the next start would read the older record (generation 1) as the instance's.
-     * What the disk holds at each force is read back from a copy of the file taken right then.
+     * A remove, cut short by a crash at any byte (every prefix of its frame past the recorded end, and the whole frame
+     * with the head not yet updated), leaves the instance as it was, both slots: never the older copy alone, which the
+     * next start would take for the instance's current version.
      */
     @Test
-    void aRemoveForcesTheStaleCopysRemovalBeforeTheCurrentCopyGoes() throws Exception {
-        List<Path> atForces = new ArrayList<>();
+    void aRemoveCutShortAnywhereLeavesTheCurrentVersion() throws Exception {
         try (Registry r = Registry.open(dir, 10)) {
             r.insert(Samples.record("alpha-1", 1));
             r.replace(1, Samples.replacing("alpha-1", 2)); // generation 2 in slot 0, generation 1 in slot 1
-            ChronicleRegistry.afterForce = () -> {
-                try {
-                    Path copy = Files.createTempDirectory("dogama-registry-force-");
-                    Files.copy(dir.resolve(ChronicleRegistry.MAP_FILE), copy.resolve(ChronicleRegistry.MAP_FILE));
-                    atForces.add(copy);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            };
-            r.remove("alpha-1", 2);
-        } finally {
-            ChronicleRegistry.afterForce = () -> {
-            };
         }
-        try {
-            assertEquals(2, atForces.size(), "forces during the remove");
-            assertNull(RawMap.get(atForces.get(0), "alpha-1#1"), "at the first force the stale copy is gone");
-            assertNotNull(RawMap.get(atForces.get(0), "alpha-1#0"), "and the current one still there");
-            assertNull(RawMap.get(atForces.get(1), "alpha-1#0"), "at the second the current one is gone too");
-        } finally {
-            for (Path p : atForces) {
-                Files.deleteIfExists(p.resolve(ChronicleRegistry.MAP_FILE));
-                Files.deleteIfExists(p);
+        byte[] before = Files.readAllBytes(dir.resolve(LogRegistry.FILE));
+        byte[] drop = LogRegistry.frame(LogRegistry.DROP, "alpha-1", null);
+        for (int cut = 1; cut <= drop.length; cut++) {
+            Files.write(dir.resolve(LogRegistry.FILE), before);
+            RawLog.appendUnsigned(dir, Arrays.copyOf(drop, cut));
+            try (Registry r = Registry.open(dir, 10)) {
+                Lookup.Found f = assertInstanceOf(Lookup.Found.class, r.get("alpha-1"), "cut at " + cut);
+                assertEquals(2, f.generation(), "cut at " + cut);
+                assertEquals(Samples.replacing("alpha-1", 2), f.record());
             }
+            assertArrayEquals(before, Files.readAllBytes(dir.resolve(LogRegistry.FILE)), "cut off again at " + cut);
         }
     }
 
@@ -165,7 +149,7 @@ class RegistryBasicsTest {
             assertInstanceOf(CasResult.Absent.class, r.remove("ghost-1", 1));
             assertInstanceOf(CasResult.Absent.class, r.remove("Not An Id", 1));
             assertInstanceOf(Lookup.Absent.class, r.get("Not An Id"));
-            assertInstanceOf(Lookup.Absent.class, r.get(ChronicleRegistry.META_KEY), "the sentinel is not a record");
+            assertInstanceOf(Lookup.Absent.class, r.get(LogRegistry.END_KEY), "the head's key is not a record");
             assertTrue(r.all().isEmpty());
         }
     }

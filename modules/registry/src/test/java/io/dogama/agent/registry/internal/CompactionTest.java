@@ -1,0 +1,159 @@
+package io.dogama.agent.registry.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.dogama.agent.registry.CasResult;
+import io.dogama.agent.registry.Lookup;
+import io.dogama.agent.registry.Registry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The registry file keeps superseded frames until their garbage outgrows the live ones, then is rewritten with the
+ * live frames only: every instance reads the same before and after (a tampered one and a forged key included), a
+ * compaction that cannot be made changes nothing, and one halted at any step loses nothing.
+ */
+class CompactionTest {
+    private static final long CHILD_TIMEOUT_SECONDS = 120;
+
+    @TempDir
+    Path dir;
+
+    /** Replaces {@link ForkedRegistryMain#BIG} until the registry compacted; @return its last generation. */
+    private static int churnUntilCompacted(Registry r, AtomicInteger compactions) throws Exception {
+        int before = compactions.get();
+        int g = (int) ((Lookup.Found) r.get(ForkedRegistryMain.BIG)).generation();
+        for (int i = 0; i < 100 && compactions.get() == before; i++) {
+            assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
+            g++;
+        }
+        assertTrue(compactions.get() > before, "no compaction after 100 replaces of a 260 kB record");
+        return g;
+    }
+
+    @Test
+    void aCompactedFileHoldsTheSameInstancesAndIsSmaller() throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 1));
+            r.insert(Samples.record("bravo-1", 2));
+        }
+        // A tampered record and a forged key, as an attacker left them: both must stay what they read as.
+        byte[] flipped = RawLog.get(dir, "bravo-1#1");
+        flipped[flipped.length - 1] ^= 0x01;
+        RawLog.put(dir, "bravo-1#1", flipped);
+        RawLog.put(dir, "zulu-1#7", new byte[] {1});
+        AtomicInteger compactions = new AtomicInteger();
+        LogRegistry.afterCompactionStep = step -> {
+            if (step == LogRegistry.CompactionStep.RENAMED) {
+                compactions.incrementAndGet();
+            }
+        };
+        List<Lookup> before;
+        int g;
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(ForkedRegistryMain.big(1));
+            r.replace(1, Samples.replacing("alpha-1", 2));
+            before = r.all();
+            long size = Files.size(dir.resolve(LogRegistry.FILE));
+            g = churnUntilCompacted(r, compactions);
+            assertTrue(Files.size(dir.resolve(LogRegistry.FILE)) < size + 3 * 270_000,
+                    "the file holds about the live frames only");
+            assertEquals(withBig(before, g), r.all(), "the same instances after the compaction");
+            assertInstanceOf(CasResult.Stored.class, r.replace(2, Samples.replacing("alpha-1", 3)));
+        } finally {
+            LogRegistry.afterCompactionStep = step -> {
+            };
+        }
+        assertFalse(Files.exists(dir.resolve(LogRegistry.TEMP_FILE)));
+        try (Registry r = Registry.open(dir, 10)) {
+            List<Lookup> after = r.all();
+            assertInstanceOf(Lookup.Tampered.class, find(after, "bravo-1"), "tampered before, tampered after");
+            assertInstanceOf(Lookup.Tampered.class, find(after, "zulu-1#7"), "the forged key is kept");
+            assertEquals(new Lookup.Found(Samples.replacing("alpha-1", 3), 3), find(after, "alpha-1"));
+            assertEquals(new Lookup.Found(ForkedRegistryMain.big(g), g), find(after, ForkedRegistryMain.BIG));
+            assertEquals(4, after.size());
+        }
+        assertArrayEquals(flipped, RawLog.get(dir, "bravo-1#1"), "the tampered value is copied byte for byte");
+    }
+
+    private static List<Lookup> withBig(List<Lookup> listing, int g) {
+        return listing.stream().map(l -> l.instanceId().equals(ForkedRegistryMain.BIG)
+                ? new Lookup.Found(ForkedRegistryMain.big(g), g) : l).toList();
+    }
+
+    private static Lookup find(List<Lookup> all, String id) {
+        return all.stream().filter(l -> l.instanceId().equals(id)).findFirst()
+                .orElseThrow(() -> new AssertionError(id + " is not listed: " + all));
+    }
+
+    @Test
+    void aCompactionThatCannotBeMadeChangesNothingAndIsTriedAgainLater() throws Exception {
+        AtomicInteger compactions = new AtomicInteger();
+        LogRegistry.afterCompactionStep = step -> {
+            if (step == LogRegistry.CompactionStep.RENAMED) {
+                compactions.incrementAndGet();
+            }
+        };
+        int g = 1;
+        try (Registry r = Registry.open(dir, 10)) {
+            // Something in the temporary file's place that the registry will not remove: a non-empty folder.
+            Files.createDirectories(dir.resolve(LogRegistry.TEMP_FILE).resolve("in-the-way"));
+            r.insert(ForkedRegistryMain.big(1));
+            for (; g < 12; g++) {
+                assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
+            }
+            assertEquals(0, compactions.get(), "no compaction could be made");
+            assertTrue(Files.size(dir.resolve(LogRegistry.FILE)) > 10 * 260_000L, "every frame is still there");
+            Files.delete(dir.resolve(LogRegistry.TEMP_FILE).resolve("in-the-way"));
+            Files.delete(dir.resolve(LogRegistry.TEMP_FILE));
+            g = churnUntilCompacted(r, compactions);
+        } finally {
+            LogRegistry.afterCompactionStep = step -> {
+            };
+        }
+        try (Registry r = Registry.open(dir, 10)) {
+            assertEquals(new Lookup.Found(ForkedRegistryMain.big(g), g), r.get(ForkedRegistryMain.BIG));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LogRegistry.CompactionStep.class)
+    void aCompactionHaltedAfterAnyStepLosesNoWrite(LogRegistry.CompactionStep step) throws Exception {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        Path log = dir.resolve("child.out");
+        Process p = ForkedJvm.command(List.of(), "compact-crash", data.toString(), step.name())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            assertTrue(p.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS), "the compacting JVM did not end in time");
+        } finally {
+            p.destroyForcibly();
+        }
+        String out = Files.readString(log);
+        assertEquals(ForkedRegistryMain.HALTED, p.exitValue(), "the child must halt after " + step + ": " + out);
+        int reported = out.lines().filter(l -> l.startsWith("wrote ")).mapToInt(l -> Integer.parseInt(l.substring(6)))
+                .max().orElseThrow();
+        assertEquals(step == LogRegistry.CompactionStep.WRITTEN, Files.exists(data.resolve(LogRegistry.TEMP_FILE)),
+                "the temporary file exists only before the rename");
+        try (Registry r = Registry.open(data, 10)) {
+            // The write that made the garbage outgrow the live frames was forced before the compaction began; its
+            // caller had not been answered yet.
+            Lookup.Found big = assertInstanceOf(Lookup.Found.class, r.get(ForkedRegistryMain.BIG));
+            assertEquals(reported + 1, big.generation(), "every forced write, and nothing more");
+            assertEquals(ForkedRegistryMain.big((int) big.generation()), big.record());
+            assertInstanceOf(Lookup.Found.class, r.get(ForkedRegistryMain.SMALL));
+            assertEquals(2, r.all().size());
+        }
+        assertFalse(Files.exists(data.resolve(LogRegistry.TEMP_FILE)), "the open removed the temporary file");
+    }
+}
