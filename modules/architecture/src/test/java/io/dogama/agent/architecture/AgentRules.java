@@ -30,7 +30,6 @@ final class AgentRules {
     static final Map<String, String> EXCLUSIVE_LIBRARIES = Map.of(
             "org.newsclub..", "docker",
             "io.helidon..", "http",
-            "net.openhft..", "registry",
             "org.squirrelframework..", "lifecycle");
 
     private AgentRules() {

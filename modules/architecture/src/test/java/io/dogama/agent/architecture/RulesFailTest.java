@@ -26,7 +26,7 @@ class RulesFailTest {
             "module graph: client",
             "internal stays inside: docker",
             "only docker uses org.newsclub..", "only http uses io.helidon..",
-            "only registry uses net.openhft..", "only lifecycle uses org.squirrelframework..",
+            "only lifecycle uses org.squirrelframework..",
             "no package cycles", "no generic exceptions", "no java.util.logging",
             "only the machines persist states and steps",
             "no standard streams outside app");

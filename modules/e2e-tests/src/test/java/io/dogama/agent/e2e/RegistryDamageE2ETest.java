@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Issue 15, fault campaign: the registry file damaged while the agent is stopped. One record
  * tampered: the agent starts, that instance reports intervention_required on every route, the
- * others work. The file truncated: the agent refuses to start (exit 78) and leaves the file for the
- * operator; restored, it starts as before.
+ * others work. The file cut short, in the middle of a record or at a record's end: the agent refuses to start
+ * (exit 78) and leaves the file for the operator; restored, it starts as before.
  */
 class RegistryDamageE2ETest {
     @RegisterExtension
@@ -27,8 +27,7 @@ class RegistryDamageE2ETest {
     /**
      * Changes one byte of the plan in every stored copy of the instance's record (ISO-8859-1 keeps bytes): each
      * copy's {@code "GREETING":"hello"} is the one nearest its {@code "instanceId"} with no other record's
-     * {@code "instanceId"} between them. Every copy, not only the newest: a recovery at the next start would
-     * drop a damaged newest copy and keep the one before it, a roll-back the registry accepts after a crash.
+     * {@code "instanceId"} between them. Every copy, the superseded ones the file still holds included.
      */
     private static int tamper(Path map, String instanceId) throws Exception {
         byte[] bytes = Files.readAllBytes(map);
@@ -59,7 +58,7 @@ class RegistryDamageE2ETest {
         Plans.Plan victim = e2e.running("victim");
         Plans.Plan other = e2e.running("other");
         e2e.stopAgent();
-        assertTrue(Files.exists(e2e.dataDir().resolve("registry.clean")), "the agent's stop closed the registry");
+        assertTrue(e2e.logText().contains("registry: closed"), "the agent's stop closed the registry");
         // Two copies at least: the record is created, then started.
         assertTrue(tamper(e2e.dataDir().resolve(MAP_FILE), victim.id()) >= 2, "the record's copies were not found");
         e2e.launchWith(RepoLayout.agentLauncher());
@@ -82,21 +81,33 @@ class RegistryDamageE2ETest {
     void aTruncatedRegistryRefusesTheStartAndIsKept() throws Exception {
         Plans.Plan p = e2e.plan(e2e.instanceId("kept"));
         assertEquals(201, e2e.wire().post("/v1/instances", p.json()).status());
+        Plans.Plan last = e2e.plan(e2e.instanceId("last"));
+        assertEquals(201, e2e.wire().post("/v1/instances", last.json()).status());
         e2e.stopAgent();
         Path map = e2e.dataDir().resolve(MAP_FILE);
         Path copy = e2e.base().resolve("registry.copy");
         Files.copy(map, copy, StandardCopyOption.COPY_ATTRIBUTES);
         byte[] whole = Files.readAllBytes(map);
-        Files.write(map, java.util.Arrays.copyOf(whole, whole.length / 2));
-
-        AssertionError refused = assertThrows(AssertionError.class, () -> e2e.launchWith(RepoLayout.agentLauncher()));
-        assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
-        assertTrue(refused.getMessage().contains(MAP_FILE), "the refusal names the file: " + refused.getMessage());
-        assertEquals(whole.length / 2, Files.size(map), "the damaged file is left for the operator");
+        // In the middle, and right where the last instance's records begin: a cut no record's own check can see.
+        String text = new String(whole, StandardCharsets.ISO_8859_1);
+        int lastRecords = text.indexOf(last.id() + "#");
+        assertTrue(lastRecords > 0, "the last instance's records were not found");
+        // Its first record's frame: a 12-byte head, the operation and key length bytes, then the key.
+        int frameStart = lastRecords - 14;
+        for (int cut : new int[] {whole.length / 2, frameStart}) {
+            Files.write(map, java.util.Arrays.copyOf(whole, cut));
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
+            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
+            assertTrue(refused.getMessage().contains(MAP_FILE), "the refusal names the file: " + refused.getMessage());
+            assertEquals(cut, Files.size(map), "the damaged file is left for the operator");
+        }
 
         Files.copy(copy, map, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals("CREATED", e2e.wire().get(p.path()).json().get("state"));
+        assertEquals("CREATED", e2e.wire().get(last.path()).json().get("state"));
         assertEquals(204, e2e.wire().delete(p.path()).status());
+        assertEquals(204, e2e.wire().delete(last.path()).status());
     }
 }

@@ -71,8 +71,8 @@ final class AgentProcess implements AutoCloseable {
             // Inside the data directory the audit folder is as private as it is; elsewhere it is checked alike.
             DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
         }
-        // The registry open is the slowest part of a start (Chronicle initializes itself) and needs
-        // nothing but the config, so it runs on a thread of its own while the rest starts. The thread
+        // The registry open reads its whole file and needs nothing but the config, so it runs on a
+        // thread of its own while the rest starts. The thread
         // ends inside this constructor, whatever happens: nothing outlives a failed start.
         FutureTask<Registry> registryOpen = new FutureTask<>(() -> {
             long t = System.nanoTime();

@@ -77,7 +77,7 @@ final class SelfCheck {
                 docker.ping();
             }
         }));
-        checks.add(new Named("chronicle", () -> registry(tmp.resolve("registry"))));
+        checks.add(new Named("registry", () -> registry(tmp.resolve("registry"))));
         checks.add(new Named("squirrel", () -> {
             int rows = Lifecycle.verifyStateMachine();
             if (rows < 1) {
@@ -115,7 +115,7 @@ final class SelfCheck {
         }
     }
 
-    /** A Chronicle map persisted, closed, reopened (recovery path included) and read back. */
+    /** A registry written, closed, reopened and read back. */
     private static void registry(Path dir) throws Exception {
         Files.createDirectories(dir);
         InstanceRecord record = new InstanceRecord("self-check", Optional.empty(), "dogama-self-check", "demo-http",

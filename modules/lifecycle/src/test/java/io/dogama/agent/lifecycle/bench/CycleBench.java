@@ -48,11 +48,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 5)
 @Measurement(iterations = 30)
-@Fork(value = 1, jvmArgsAppend = {"-Dchronicle.analytics.disable=true", "--sun-misc-unsafe-memory-access=allow",
-    "--enable-native-access=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-    "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED"})
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
 public class CycleBench {
     private static final System.Logger LOG = System.getLogger(CycleBench.class.getName());
     /** Stop timeout of the cycle, seconds (the demo container has an init, so it stops at once). */

@@ -942,6 +942,7 @@ public final class LogRegistry implements Registry {
                 LOG.log(Level.WARNING, "registry: could not release the process lock", e);
             }
             closeQuietly(lockChannel);
+            LOG.log(Level.INFO, "registry: closed");
         } finally {
             writes.unlock();
         }

@@ -14,7 +14,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The registry's own share of a get or compare-and-set, without Chronicle: the MAC alone, verify + parse,
+ * The registry's own share of a compare-and-set and of an open's read of a record: the MAC alone, verify + parse,
  * encode + sign, for a typical record (about 1 KiB). Lives beside the codec because the codec is
  * package-private; see docs/bench-registry.md.
  */
@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Dchronicle.analytics.disable=true"})
+@Fork(value = 1)
 @State(Scope.Benchmark)
 public class RecordCodecBench {
     RecordMac mac;
@@ -42,7 +42,7 @@ public class RecordCodecBench {
         return mac.verify("inst-0042#1", stored);
     }
 
-    /** What a get adds to Chronicle's read: verify, then strict parse and record validation. */
+    /** What an open does with each stored record: verify, then strict parse and record validation. */
     @Benchmark
     public Object decode() throws RecordCodec.MalformedRecordException {
         return RecordCodec.decodeRecord(mac, "inst-0042#1", "inst-0042", stored);
