@@ -100,8 +100,8 @@ class EngineFaultsE2ETest {
 
     /**
      * A stop signal while a create waits for the engine's answer (the container exists in the engine, the
-     * agent has not heard so): the agent still stops within the supervisor's patience, with its registry
-     * closed cleanly, and the next start leaves the instance either created with its one container or
+     * agent has not heard so): the agent still stops within the supervisor's patience, and the next start
+     * leaves the instance either created with its one container or
      * absent with none; never a container without a record, never two.
      */
     @Test
@@ -118,7 +118,6 @@ class EngineFaultsE2ETest {
         } finally {
             hold.release();
         }
-        assertTrue(e2e.logText().contains("registry: closed"), "registry closed cleanly");
         String answer = creating.get(60, TimeUnit.SECONDS);
         assertFalse(answer.startsWith("answered 201") || answer.startsWith("answered 500"), answer);
 
@@ -164,7 +163,6 @@ class EngineFaultsE2ETest {
         assertEquals(200, answer.status(), answer.body());
         assertEquals("STOPPED", answer.json().get("state"), answer.body());
         assertEquals(143, exited.get(60, TimeUnit.SECONDS), "the agent's status after SIGTERM");
-        assertTrue(e2e.logText().contains("registry: closed"), "registry closed cleanly");
 
         e2e.ensureRunning();
         assertEquals("STOPPED", e2e.wire().get(p.path()).json().get("state"));

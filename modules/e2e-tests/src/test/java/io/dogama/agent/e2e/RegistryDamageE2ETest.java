@@ -58,7 +58,6 @@ class RegistryDamageE2ETest {
         Plans.Plan victim = e2e.running("victim");
         Plans.Plan other = e2e.running("other");
         e2e.stopAgent();
-        assertTrue(e2e.logText().contains("registry: closed"), "the agent's stop closed the registry");
         // Two copies at least: the record is created, then started.
         assertTrue(tamper(e2e.dataDir().resolve(MAP_FILE), victim.id()) >= 2, "the record's copies were not found");
         e2e.launchWith(RepoLayout.agentLauncher());
