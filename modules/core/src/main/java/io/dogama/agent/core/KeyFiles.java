@@ -110,6 +110,20 @@ public final class KeyFiles {
     public static byte[] create(Path file, int length) throws KeyFileException {
         byte[] key = new byte[length];
         new SecureRandom().nextBytes(key);
+        return publish(file, key);
+    }
+
+    /**
+     * Publishes {@code key}, made by the caller (who has used it before it is published, e.g. to sign a file that
+     * must exist once the key does), as {@link #create} publishes a key it made.
+     *
+     * @param file the key file, which must not exist
+     * @param key  the key
+     * @return the key as published
+     * @throws KeyFileException if it cannot be written, or a key file exists
+     */
+    public static byte[] publish(Path file, byte[] key) throws KeyFileException {
+        int length = key.length;
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try {
             Files.deleteIfExists(tmp); // what a crash during an earlier creation left: never published, never used

@@ -41,9 +41,11 @@ public interface Registry extends AutoCloseable {
      * @return the open registry
      * @throws RegistryException        if the data directory is missing; the key file is unreadable, not
      *                                  32 bytes, or readable by group/others; the key is missing while a
-     *                                  registry file exists; the file is damaged or not a registry; the key does not
-     *                                  match the registry; another process holds the registry. Never
-     *                                  starts empty over an existing registry.
+     *                                  registry file exists; the registry file is missing while the key
+     *                                  exists (unless its creation was cut short); the file is damaged, not as
+     *                                  the registry left it, or not a registry; the key does not match the
+     *                                  registry; another process holds the registry. Never starts empty over an
+     *                                  existing registry.
      * @throws IllegalArgumentException if {@code maxInstances} is out of range
      */
     static Registry open(Path dataDir, int maxInstances) throws RegistryException {

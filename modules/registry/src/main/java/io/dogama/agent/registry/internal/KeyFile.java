@@ -25,14 +25,21 @@ final class KeyFile {
         }
     }
 
+    /** @return {@value RecordMac#KEY_BYTES} new random bytes, for {@link #publish} once they have been used */
+    static byte[] generate() {
+        byte[] key = new byte[RecordMac.KEY_BYTES];
+        new java.security.SecureRandom().nextBytes(key);
+        return key;
+    }
+
     /**
-     * Generates a new key into {@code file} so that a crash leaves either no key or a complete one.
+     * Publishes a key made by {@link #generate} so that a crash leaves either no key or a complete one.
      *
      * @throws RegistryException if the key cannot be written, or a key file appeared meanwhile
      */
-    static byte[] create(Path file) throws RegistryException {
+    static byte[] publish(Path file, byte[] key) throws RegistryException {
         try {
-            return KeyFiles.create(file, RecordMac.KEY_BYTES);
+            return KeyFiles.publish(file, key);
         } catch (KeyFiles.KeyFileException e) {
             throw new RegistryException(e.getMessage(), e);
         }

@@ -38,20 +38,23 @@ import java.util.zip.CRC32C;
  * The instances live in memory as well; the file is their durable copy, never read again while the registry is open
  * (a change someone else makes to it is seen, refused or reported as tampered, at the next open).
  *
- * <p><b>Format.</b> A head: {@link #MAGIC}, then the file's recorded end (8 bytes) and its MAC under the registry
- * key. Then frames: the payload's length (4 bytes), the CRC-32C of the length and the key, the CRC-32C of the length
- * and the whole payload, and the payload: an operation byte, a key length byte, the key (US-ASCII) and, for
- * {@link #PUT}, the value. A {@link #PUT} stores a {@link RecordCodec} value under a slot key ({@link Slots}), a
- * {@link #DROP} removes both slots of an instance at once. The values' MAC, not the CRCs, is what authenticates a
- * record; the CRCs tell a frame cut short, or damaged, from a whole one.
+ * <p><b>Format.</b> A head: {@link #MAGIC}, the file's recorded end (8 bytes), the chain at that end (32 bytes) and
+ * the MAC of both under the registry key. Then frames: the payload's length (4 bytes), the CRC-32C of the length and
+ * the key, the CRC-32C of the length and the whole payload, and the payload: an operation byte, a key length byte,
+ * the key (US-ASCII) and, for {@link #PUT}, the value. A {@link #PUT} stores a {@link RecordCodec} value under a slot
+ * key ({@link Slots}), a {@link #DROP} removes both slots of an instance at once. The chain is a MAC over every frame
+ * in turn: its place, kind, key, value length and the value's last bytes, a record's own MAC ({@link #nextChain}). So
+ * the head vouches for which frames lie where and in what order (none removed, added, moved or retargeted without the
+ * key), each record's MAC for its content, and the CRCs tell a frame cut short, or damaged, from a whole one.
  *
  * <p><b>Durability.</b> A write appends its frame at the recorded end and forces it to the disk, then records the new
- * end in the head and forces that, and only then changes the memory: a caller (and every reader) sees only what is on
- * the disk, and the head never names an end the frames have not reached. Writes are one at a time. A crash can leave
- * at most one frame past the recorded end, whole or cut short: its write never returned, and the next open cuts it
- * off. Anything else is refused, the file left as it is: frames that end before the recorded end (a file cut short),
- * more than one frame past it (appended to), a head whose MAC fails, a frame whose length or key fails its check. A
- * frame before the recorded end whose value fails its check says whose it is: that instance reads as tampered.
+ * end and chain in the head and forces that, and only then changes the memory: a caller (and every reader) sees only
+ * what is on the disk, and the head never names an end the frames have not reached. Writes are one at a time. A crash
+ * can leave at most one frame past the recorded end, whole or cut short: its write never returned, and the next open
+ * cuts it off. Anything else is refused, the file left as it is: a file shorter than its recorded end, more than one
+ * frame past it, a head whose MAC fails, frames the chain does not match, a frame whose length or key fails its check.
+ * A frame before the recorded end whose value fails its check (or its MAC) says whose it is: that instance reads as
+ * tampered.
  *
  * <p><b>Size.</b> Superseded frames stay until the garbage outgrows the live frames (and {@link #MIN_GARBAGE_BYTES});
  * then the live frames are copied into {@value #TEMP_FILE}, forced, and renamed over {@value #FILE}, so a crash
@@ -71,11 +74,15 @@ public final class LogRegistry implements Registry {
     /** Where a new or compacted registry file is written before it is renamed to {@value #FILE}. */
     public static final String TEMP_FILE = FILE + ".tmp";
     /** The file's first bytes: the format and its version. */
-    static final byte[] MAGIC = "DGMREG01".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] MAGIC = "DGMREG02".getBytes(StandardCharsets.US_ASCII);
     /** What the head's MAC is bound to; not a valid instance ID, so no record's MAC can stand for it. */
     static final String END_KEY = "\u0000end";
-    /** The head: the magic, the recorded end, its MAC. */
-    static final int HEAD_BYTES = 8 + 8 + RecordMac.MAC_BYTES;
+    /** What the frames' chain is bound to; not a valid instance ID either. */
+    static final String CHAIN_KEY = "\u0000chain";
+    /** The head: the magic, the recorded end, the chain at that end, the MAC of both. */
+    static final int HEAD_BYTES = 8 + 8 + RecordMac.MAC_BYTES + RecordMac.MAC_BYTES;
+    /** How much of a value's end the chain covers: a record's own MAC. */
+    static final int CHAINED_TAIL_BYTES = RecordMac.MAC_BYTES;
     /** Frame operation: store the value under the key. */
     static final byte PUT = 1;
     /** Frame operation: remove both slots of the instance the key names. */
@@ -94,10 +101,27 @@ public final class LogRegistry implements Registry {
 
     private static final System.Logger LOG = System.getLogger(LogRegistry.class.getName());
 
-    /** Where a stored value's frame is, and what its value decoded to ({@code decoded} null: malformed). */
-    record Slot(long offset, int length, RecordCodec.Decoded decoded, String defect) {
+    /**
+     * Where a stored value's frame is and what it holds: a {@code defect} (the value failed its check, MAC or parse:
+     * the instance reads as tampered), or a verified value of {@code generation}, kept decoded only while it is the
+     * instance's current version (the superseded one needs its generation alone, and the heap holds one record per
+     * instance, not two).
+     */
+    record Slot(long offset, int length, long generation, RecordCodec.Decoded decoded, String defect) {
+        static Slot verified(long offset, int length, RecordCodec.Decoded decoded) {
+            return new Slot(offset, length, decoded.generation(), decoded, null);
+        }
+
+        static Slot defective(long offset, int length, String defect) {
+            return new Slot(offset, length, -1, null, defect);
+        }
+
         Slot at(long newOffset) {
-            return new Slot(newOffset, length, decoded, defect);
+            return new Slot(newOffset, length, generation, decoded, defect);
+        }
+
+        Slot superseded() {
+            return decoded == null ? this : new Slot(offset, length, generation, null, defect);
         }
     }
 
@@ -118,6 +142,8 @@ public final class LogRegistry implements Registry {
         LAID_OUT,
         /** The temporary file is forced to disk. */
         FORCED,
+        /** The key is published. */
+        KEY_PUBLISHED,
         /** The temporary file is renamed to the registry file's name and the directory forced. */
         RENAMED
     }
@@ -138,9 +164,8 @@ public final class LogRegistry implements Registry {
     static volatile Consumer<CompactionStep> afterCompactionStep = step -> {
     };
 
-    /** Test seam: called after each write was forced to the disk. The agent never sets it. */
-    static volatile Runnable afterForce = () -> {
-    };
+    /** Test seam: the file's writes, forces and truncations. The agent never sets it. */
+    static volatile Disk disk = Disk.REAL;
 
     private final RecordMac mac;
     private final int maxInstances;
@@ -161,6 +186,8 @@ public final class LogRegistry implements Registry {
     private long live;
     /** The file's end at which a compaction is tried next. */
     private long compactAt;
+    /** The chain over every frame up to {@link #end}, as the head records it. */
+    private byte[] chain;
     private volatile boolean closed;
     /** Why writes stopped: the file may no longer be what the memory holds. */
     private volatile String failed;
@@ -182,6 +209,7 @@ public final class LogRegistry implements Registry {
         this.processLock = processLock;
         this.file = loaded.channel;
         this.end = loaded.end;
+        this.chain = loaded.chain;
         this.entries = new ConcurrentHashMap<>(loaded.entries);
         this.forged = new ConcurrentHashMap<>(loaded.forged);
         this.live = liveBytes();
@@ -235,31 +263,40 @@ public final class LogRegistry implements Registry {
         Loaded loaded;
         RecordMac mac;
         String how;
-        try {
-            // A temporary file left by a creation or compaction a crash cut short: never taken for a registry.
-            Fsync.delete(dir.resolve(TEMP_FILE));
-        } catch (IOException e) {
-            throw new RegistryException("cannot remove the stale " + TEMP_FILE, e);
-        }
+        Path tmp = dir.resolve(TEMP_FILE);
         if (Files.exists(registryFile, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
                 throw new RegistryException("key missing while records exist: " + KEY_FILE + " is absent but "
                         + FILE + " exists; restore the key, the registry is never re-created over existing records");
             }
             mac = new RecordMac(KeyFile.load(keyFile));
+            // What a compaction a crash cut short left: never taken for the registry.
+            deleteStale(tmp);
             loaded = load(registryFile, mac);
             how = loaded.cut > 0 ? " after dropping a write a crash cut short" : "";
-        } else {
-            byte[] key;
-            if (Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
-                key = KeyFile.load(keyFile);
-                LOG.log(Level.INFO, "registry: no " + FILE + " yet; creating it with the existing key");
-            } else {
-                key = KeyFile.create(keyFile);
-                LOG.log(Level.INFO, "registry: generated a new registry key");
+        } else if (Files.exists(keyFile, LinkOption.NOFOLLOW_LINKS)) {
+            // A key without a registry: only a first start cut short between publishing the key and renaming the new
+            // file into place leaves one, and then that file is there, empty and signed with the key. Anything else
+            // is a registry removed or moved, and an empty one in its place would forget every instance.
+            mac = new RecordMac(KeyFile.load(keyFile));
+            if (!isNewRegistry(tmp, mac)) {
+                throw new RegistryException(KEY_FILE + " exists but " + FILE + " does not: the registry was removed or"
+                        + " moved; restore it (to start with no instances, remove " + KEY_FILE + " as well)");
             }
+            try {
+                Files.move(tmp, registryFile, StandardCopyOption.ATOMIC_MOVE);
+                Fsync.directory(dir);
+            } catch (IOException e) {
+                throw new RegistryException("cannot complete the creation of " + FILE, e);
+            }
+            loaded = load(registryFile, mac);
+            how = " (new; its creation was cut short and is completed)";
+        } else {
+            deleteStale(tmp);
+            byte[] key = KeyFile.generate();
             mac = new RecordMac(key);
-            loaded = createNew(dir, mac);
+            loaded = createNew(dir, mac, keyFile, key);
+            LOG.log(Level.INFO, "registry: generated a new registry key");
             how = " (new)";
         }
         LogRegistry registry = new LogRegistry(mac, maxInstances, dir, lockChannel, lock, loaded);
@@ -267,44 +304,103 @@ public final class LogRegistry implements Registry {
         return registry;
     }
 
+    private static void deleteStale(Path tmp) throws RegistryException {
+        try {
+            Fsync.delete(tmp);
+        } catch (IOException e) {
+            throw new RegistryException("cannot remove the stale " + TEMP_FILE, e);
+        }
+    }
+
+    /** Whether {@code tmp} is a regular file holding exactly the head of an empty registry signed with {@code mac}. */
+    private static boolean isNewRegistry(Path tmp, RecordMac mac) throws RegistryException {
+        try {
+            if (!Files.isRegularFile(tmp, LinkOption.NOFOLLOW_LINKS) || Files.size(tmp) != HEAD_BYTES) {
+                return false;
+            }
+            byte[] bytes;
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                ByteBuffer b = ByteBuffer.allocate(HEAD_BYTES);
+                while (b.hasRemaining() && ch.read(b) >= 0) {
+                    // until the head is read or the file ends
+                }
+                bytes = b.array();
+            }
+            return java.security.MessageDigest.isEqual(bytes, head(mac, HEAD_BYTES, chainStart(mac)));
+        } catch (IOException e) {
+            throw new RegistryException(TEMP_FILE + " is unreadable", e);
+        }
+    }
+
     /** A registry file as read: its channel, where the next frame goes, and what it holds. */
-    private record Loaded(FileChannel channel, long end, Map<String, Entry> entries,
+    private record Loaded(FileChannel channel, long end, byte[] chain, Map<String, Entry> entries,
             Map<String, Slot> forged, long cut) {
     }
 
     /**
-     * Makes a new registry file under {@value #TEMP_FILE}: its head, forced, renamed into place, the directory forced.
-     * A crash at any point leaves either no {@value #FILE} (the temporary file is removed at the next open) or a
-     * complete one. The channel stays open across the rename: it follows the file.
+     * Makes a new registry file under {@value #TEMP_FILE}: its head, signed with the new key, forced; then publishes the
+     * key; then renames the file into place and forces the directory. A crash at any point leaves no key and no
+     * {@value #FILE} (the next open starts afresh), a key and the complete temporary file (the next open puts it in
+     * place), or both files. The channel stays open across the rename: it follows the file.
      */
-    private static Loaded createNew(Path dir, RecordMac mac) throws RegistryException {
+    private static Loaded createNew(Path dir, RecordMac mac, Path keyFile, byte[] key) throws RegistryException {
         Path tmp = dir.resolve(TEMP_FILE);
         FileChannel ch = null;
         try {
             ch = PrivateFiles.createNew(tmp);
-            writeFully(ch, ByteBuffer.wrap(head(mac, HEAD_BYTES)), 0);
+            byte[] chain = chainStart(mac);
+            disk.write(ch, ByteBuffer.wrap(head(mac, HEAD_BYTES, chain)), 0);
             afterCreationStep.accept(CreationStep.LAID_OUT);
-            ch.force(true);
+            disk.force(ch);
             afterCreationStep.accept(CreationStep.FORCED);
+            KeyFile.publish(keyFile, key);
+            afterCreationStep.accept(CreationStep.KEY_PUBLISHED);
             Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
             Fsync.directory(dir);
             afterCreationStep.accept(CreationStep.RENAMED);
-            return new Loaded(ch, HEAD_BYTES, Map.of(), Map.of(), 0);
+            return new Loaded(ch, HEAD_BYTES, chain, Map.of(), Map.of(), 0);
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
             throw new RegistryException("cannot create " + FILE, e);
         }
     }
 
-    /** The head of a file whose frames end at {@code end}: the magic, the end, its MAC. */
-    static byte[] head(RecordMac mac, long end) {
+    /** The head of a file whose frames end at {@code end} with {@code chain}: the magic, both, their MAC. */
+    static byte[] head(RecordMac mac, long end, byte[] chain) {
         byte[] head = new byte[HEAD_BYTES];
         System.arraycopy(MAGIC, 0, head, 0, MAGIC.length);
-        byte[] signed = new byte[8 + RecordMac.MAC_BYTES];
-        ByteBuffer.wrap(signed).putLong(end);
-        mac.sign(END_KEY, signed, 8);
+        byte[] signed = new byte[8 + 2 * RecordMac.MAC_BYTES];
+        ByteBuffer.wrap(signed).putLong(end).put(chain);
+        mac.sign(END_KEY, signed, 8 + RecordMac.MAC_BYTES);
         System.arraycopy(signed, 0, head, MAGIC.length, signed.length);
         return head;
+    }
+
+    /** The chain of a file without frames. */
+    static byte[] chainStart(RecordMac mac) {
+        byte[] buf = new byte[RecordMac.MAC_BYTES];
+        mac.sign(CHAIN_KEY, buf, 0);
+        return buf;
+    }
+
+    /**
+     * The chain after the frame at {@code offset}: a MAC, under the registry key, of the chain before it, the frame's
+     * place, kind and key, its value's length and the value's last {@value #CHAINED_TAIL_BYTES} bytes (a record's own
+     * MAC). So the head, which records the chain at the end, vouches for which frames lie where, and in what order;
+     * a value's body is vouched for by its own MAC, and damage to it makes only its instance read as tampered.
+     */
+    static byte[] nextChain(RecordMac mac, byte[] chain, long offset, byte[] frame) {
+        int keyLength = frame[FRAME_HEADER_BYTES + 1] & 0xff;
+        int valueAt = FRAME_HEADER_BYTES + 2 + keyLength;
+        int valueLength = frame.length - valueAt;
+        int tail = Math.min(valueLength, CHAINED_TAIL_BYTES);
+        ByteBuffer b = ByteBuffer.allocate(chain.length + 8 + 2 + keyLength + 4 + tail + RecordMac.MAC_BYTES);
+        b.put(chain).putLong(offset).put(frame, FRAME_HEADER_BYTES, 2 + keyLength).putInt(valueLength)
+                .put(frame, frame.length - tail, tail);
+        byte[] buf = b.array();
+        int body = buf.length - RecordMac.MAC_BYTES;
+        mac.sign(CHAIN_KEY, buf, body);
+        return java.util.Arrays.copyOfRange(buf, body, buf.length);
     }
 
     /** A frame's bytes. */
@@ -362,8 +458,8 @@ public final class LogRegistry implements Registry {
             if (cut > 0) {
                 LOG.log(Level.WARNING, "registry: cutting off the " + cut + " byte(s) past the recorded end of " + FILE
                         + ": a write a crash ended before it returned");
-                ch.truncate(scan.end);
-                ch.force(true);
+                disk.truncate(ch, scan.end);
+                disk.force(ch);
             }
             Map<String, Entry> entries = new HashMap<>();
             Map<String, Slot> forged = new HashMap<>();
@@ -377,9 +473,13 @@ public final class LogRegistry implements Registry {
                             (a, b) -> a.with(slot, b.slot(slot)));
                 }
             }
+            // Only the current version stays decoded.
+            entries.replaceAll((id, e) -> e.s0() == null || e.s1() == null ? e
+                    : e.s0().generation() > e.s1().generation() ? new Entry(e.s0(), e.s1().superseded())
+                    : new Entry(e.s0().superseded(), e.s1()));
             FileChannel open = ch;
             ch = null;
-            return new Loaded(open, scan.end, entries, forged, cut);
+            return new Loaded(open, scan.end, scan.chain, entries, forged, cut);
         } catch (IOException e) {
             throw new RegistryException(FILE + " is unreadable", e);
         } finally {
@@ -398,6 +498,8 @@ public final class LogRegistry implements Registry {
         long end;
         /** The bytes past the recorded end: a write that never returned. */
         long tail;
+        /** The chain over the frames read. */
+        byte[] chain;
 
         Scan(FileChannel ch, RecordMac mac) throws IOException {
             this.ch = ch;
@@ -414,9 +516,12 @@ public final class LogRegistry implements Registry {
             byte[] signed = java.util.Arrays.copyOfRange(head, MAGIC.length, HEAD_BYTES);
             if (!mac.verify(END_KEY, signed)) {
                 throw new RegistryException("registry key does not match the registry (its head fails its MAC: "
-                        + KEY_FILE + " belongs to another registry, or " + FILE + " was altered); it is left as it is");
+                        + KEY_FILE + " belongs to another registry, or the head of " + FILE
+                        + " was altered or damaged); it is left as it is");
             }
             long recorded = ByteBuffer.wrap(signed).getLong();
+            byte[] recordedChain = java.util.Arrays.copyOfRange(signed, 8, 8 + RecordMac.MAC_BYTES);
+            chain = chainStart(mac);
             if (recorded < HEAD_BYTES || recorded > size) {
                 throw new RegistryException(FILE + " is shorter than its recorded end (" + size + " of " + recorded
                         + " bytes): cut short; it is left as it is, restore it from a backup");
@@ -437,8 +542,14 @@ public final class LogRegistry implements Registry {
                         || FRAME_HEADER_BYTES + 2 + (frame[FRAME_HEADER_BYTES + 1] & 0xff) > frame.length) {
                     throw damaged("a frame whose length, kind or key fails its check");
                 }
+                chain = nextChain(mac, chain, end, frame);
                 apply(frame, b.getInt(8) == bodyCrc(frame));
                 end += frame.length;
+            }
+            if (!java.security.MessageDigest.isEqual(chain, recordedChain)) {
+                throw new RegistryException(FILE + "'s records are not the ones its head vouches for (removed, added,"
+                        + " moved or replaced, or a record's own MAC damaged); it is left as it is: restore it from a"
+                        + " backup");
             }
             tail = size - end;
             if (tail > 0 && !atMostOneFrame(tail)) {
@@ -479,7 +590,7 @@ public final class LogRegistry implements Registry {
                         throw damaged("more keys than any registry holds");
                     }
                     slots.put(key, whole ? decode(key, value, frame.length)
-                            : new Slot(end, frame.length, null, "damaged in the file"));
+                            : Slot.defective(end, frame.length, "damaged in the file"));
                 }
                 case DROP -> {
                     if (!Ids.isId(key) || value.length != 0 || !whole) {
@@ -495,14 +606,14 @@ public final class LogRegistry implements Registry {
         private Slot decode(String key, byte[] value, int length) {
             int slot = Slots.slotOf(key);
             if (slot < 0) {
-                return new Slot(end, length, null, "a key of no instance");
+                return Slot.defective(end, length, "a key of no instance");
             }
             try {
                 RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, key, Slots.instanceOf(key), value);
                 RecordCodec.require(d.generation() % 2 == slot, "generation in the wrong slot");
-                return new Slot(end, length, d, null);
+                return Slot.verified(end, length, d);
             } catch (RecordCodec.MalformedRecordException e) {
-                return new Slot(end, length, null, e.getMessage());
+                return Slot.defective(end, length, e.getMessage());
             }
         }
 
@@ -594,7 +705,7 @@ public final class LogRegistry implements Registry {
                 }
             }
             long at = append(bytes, "insert");
-            entries.put(id, new Entry(null, new Slot(at, bytes.length, new RecordCodec.Decoded(record, 1), null)));
+            entries.put(id, new Entry(null, Slot.verified(at, bytes.length, new RecordCodec.Decoded(record, 1))));
             written(bytes.length, 0);
             return new CasResult.Stored(record, 1);
         } finally {
@@ -621,9 +732,10 @@ public final class LogRegistry implements Registry {
             // The new version goes to the other slot, over the version before the current one.
             int slot = (int) (generation % 2);
             Slot old = entry.slot(slot);
+            Slot current = entry.slot(1 - slot);
             long at = append(bytes, "replace");
-            entries.put(id, entry.with(slot, new Slot(at, bytes.length, new RecordCodec.Decoded(next, generation),
-                    null)));
+            entries.put(id, entry.with(slot, Slot.verified(at, bytes.length, new RecordCodec.Decoded(next, generation)))
+                    .with(1 - slot, current == null ? null : current.superseded()));
             written(bytes.length, old == null ? 0 : old.length());
             return new CasResult.Stored(next, generation);
         } finally {
@@ -668,6 +780,15 @@ public final class LogRegistry implements Registry {
         };
     }
 
+    /** @return how many records the memory holds decoded: one per instance at most (the tests' view of the heap) */
+    int decodedRecords() {
+        int n = 0;
+        for (Entry e : entries.values()) {
+            n += (e.s0() != null && e.s0().decoded() != null ? 1 : 0) + (e.s1() != null && e.s1().decoded() != null ? 1 : 0);
+        }
+        return n;
+    }
+
     /** Instances held, forged keys included (each takes a place as an instance that needs an operator). */
     private int count() {
         return entries.size() + forged.size();
@@ -682,11 +803,12 @@ public final class LogRegistry implements Registry {
         if (entry == null) {
             return new Lookup.Absent(id);
         }
-        String defect = entry.s0() != null && entry.s0().decoded() == null ? entry.s0().defect()
-                : entry.s1() != null && entry.s1().decoded() == null ? entry.s1().defect()
-                : entry.s0() != null && entry.s1() != null
-                        && Math.abs(entry.s0().decoded().generation() - entry.s1().decoded().generation()) != 1
-                        ? "slots out of step" : null;
+        Slot s0 = entry.s0();
+        Slot s1 = entry.s1();
+        String defect = s0 != null && s0.defect() != null ? s0.defect()
+                : s1 != null && s1.defect() != null ? s1.defect()
+                : s0 != null && s1 != null && Math.abs(s0.generation() - s1.generation()) != 1 ? "slots out of step"
+                : null;
         if (defect != null) {
             if (report && reportedTampered.add(id)) {
                 // Once per instance and process: listings would repeat it on every call. Fixed text only.
@@ -695,10 +817,8 @@ public final class LogRegistry implements Registry {
             }
             return new Lookup.Tampered(id);
         }
-        RecordCodec.Decoded d0 = entry.s0() == null ? null : entry.s0().decoded();
-        RecordCodec.Decoded d1 = entry.s1() == null ? null : entry.s1().decoded();
-        RecordCodec.Decoded current = d0 == null ? d1 : d1 == null ? d0 : d0.generation() > d1.generation() ? d0 : d1;
-        return new Lookup.Found(current.record(), current.generation());
+        Slot current = s0 == null ? s1 : s1 == null ? s0 : s0.generation() > s1.generation() ? s0 : s1;
+        return new Lookup.Found(current.decoded().record(), current.generation());
     }
 
     /**
@@ -709,13 +829,15 @@ public final class LogRegistry implements Registry {
      * registry stops: the file may no longer be what the memory holds.
      */
     private long append(byte[] frame, String op) throws RegistryException {
+        byte[] nextChain = nextChain(mac, chain, end, frame);
+        byte[] nextHead = head(mac, end + frame.length, nextChain);
         boolean interrupted = false;
         try {
             for (int attempt = 0; ; attempt++) {
                 FileChannel ch = file;
                 try {
                     try {
-                        writeFully(ch, ByteBuffer.wrap(frame), end);
+                        disk.write(ch, ByteBuffer.wrap(frame), end);
                     } catch (ClosedChannelException e) {
                         throw e;
                     } catch (IOException e) {
@@ -725,9 +847,9 @@ public final class LogRegistry implements Registry {
                         }
                         throw new RegistryException(op + ": the write failed; nothing was stored", e);
                     }
-                    ch.force(false);
-                    writeFully(ch, ByteBuffer.wrap(head(mac, end + frame.length)), 0);
-                    ch.force(false);
+                    disk.force(ch);
+                    disk.write(ch, ByteBuffer.wrap(nextHead), 0);
+                    disk.force(ch);
                 } catch (ClosedChannelException e) {
                     // An interrupt (the server's forced stop, after its grace period) closes an interruptible
                     // channel for every thread: the file is opened again, once, with the interrupt held back until
@@ -743,7 +865,7 @@ public final class LogRegistry implements Registry {
                 }
                 long at = end;
                 end += frame.length;
-                afterForce.run();
+                chain = nextChain;
                 return at;
             }
         } finally {
@@ -753,14 +875,20 @@ public final class LogRegistry implements Registry {
         }
     }
 
-    /** Opens the file again after an interrupt closed it, and undoes whatever the interrupted write left. */
+    /**
+     * Opens the file again after an interrupt closed it, and undoes whatever the interrupted write left: the head is
+     * put back and forced before the file is cut, so that no crash in between leaves a head naming an end the file no
+     * longer reaches.
+     */
     private void reopen() throws RegistryException {
         try {
             FileChannel ch = FileChannel.open(dir.resolve(FILE), StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS);
-            writeFully(ch, ByteBuffer.wrap(head(mac, end)), 0);
-            ch.truncate(end);
             file = ch;
+            disk.write(ch, ByteBuffer.wrap(head(mac, end, chain)), 0);
+            disk.force(ch);
+            disk.truncate(ch, end);
+            disk.force(ch);
         } catch (IOException e) {
             throw fail("the registry file could not be opened again", e);
         }
@@ -768,8 +896,8 @@ public final class LogRegistry implements Registry {
 
     private void cutBack(String op, IOException cause) throws RegistryException {
         try {
-            file.truncate(end);
-            file.force(false);
+            disk.truncate(file, end);
+            disk.force(file);
         } catch (IOException e) {
             e.addSuppressed(cause);
             throw fail(op + ": a failed write could not be cut off the registry file", e);
@@ -797,7 +925,15 @@ public final class LogRegistry implements Registry {
         live += added - superseded;
         version++;
         if (end >= compactAt) {
-            compact();
+            // With the caller's interrupt held back: an interruptible channel would close under it.
+            boolean interrupted = Thread.interrupted();
+            try {
+                compact();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 
@@ -827,6 +963,7 @@ public final class LogRegistry implements Registry {
         Path tmp = dir.resolve(TEMP_FILE);
         FileChannel out = null;
         long at = HEAD_BYTES;
+        byte[] movedChain = chainStart(mac);
         Map<String, Entry> moved = new HashMap<>();
         Map<String, Slot> movedForged = new HashMap<>();
         try {
@@ -838,20 +975,26 @@ public final class LogRegistry implements Registry {
                 Slot s1 = null;
                 if (entry.s0() != null) {
                     s0 = entry.s0().at(at);
-                    at += copy(Slots.key(e.getKey(), 0), entry.s0(), out, at);
+                    byte[] frame = copy(Slots.key(e.getKey(), 0), entry.s0(), out, at);
+                    movedChain = nextChain(mac, movedChain, at, frame);
+                    at += frame.length;
                 }
                 if (entry.s1() != null) {
                     s1 = entry.s1().at(at);
-                    at += copy(Slots.key(e.getKey(), 1), entry.s1(), out, at);
+                    byte[] frame = copy(Slots.key(e.getKey(), 1), entry.s1(), out, at);
+                    movedChain = nextChain(mac, movedChain, at, frame);
+                    at += frame.length;
                 }
                 moved.put(e.getKey(), new Entry(s0, s1));
             }
             for (Map.Entry<String, Slot> e : forged.entrySet()) {
                 movedForged.put(e.getKey(), e.getValue().at(at));
-                at += copy(e.getKey(), e.getValue(), out, at);
+                byte[] frame = copy(e.getKey(), e.getValue(), out, at);
+                movedChain = nextChain(mac, movedChain, at, frame);
+                at += frame.length;
             }
-            writeFully(out, ByteBuffer.wrap(head(mac, at)), 0);
-            out.force(true);
+            disk.write(out, ByteBuffer.wrap(head(mac, at, movedChain)), 0);
+            disk.force(out);
             afterCompactionStep.accept(CompactionStep.WRITTEN);
             Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException | RuntimeException e) {
@@ -871,6 +1014,7 @@ public final class LogRegistry implements Registry {
         file = out;
         end = at;
         live = at;
+        chain = movedChain;
         closeQuietly(old);
         // Offsets only: what every instance reads as is unchanged.
         entries.putAll(moved);
@@ -890,7 +1034,7 @@ public final class LogRegistry implements Registry {
      * Copies the frame that put {@code key} from the registry file into {@code out} at {@code at}, its value byte for
      * byte (a damaged one too: it is the evidence, and its MAC still fails), its CRCs made anew.
      */
-    private int copy(String key, Slot slot, FileChannel out, long at) throws IOException {
+    private byte[] copy(String key, Slot slot, FileChannel out, long at) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(slot.length());
         while (b.hasRemaining()) {
             if (file.read(b, slot.offset() + b.position()) < 0) {
@@ -906,15 +1050,8 @@ public final class LogRegistry implements Registry {
             throw new IOException(FILE + " was changed under the registry (a frame is not the one it wrote)");
         }
         byte[] copy = frame(PUT, key, java.util.Arrays.copyOfRange(frame, valueAt, frame.length));
-        return writeFully(out, ByteBuffer.wrap(copy), at);
-    }
-
-    private static int writeFully(FileChannel ch, ByteBuffer b, long at) throws IOException {
-        int n = b.remaining();
-        while (b.hasRemaining()) {
-            ch.write(b, at + n - b.remaining());
-        }
-        return n;
+        disk.write(out, ByteBuffer.wrap(copy), at);
+        return copy;
     }
 
     private void checkOpen() throws RegistryException {

@@ -113,15 +113,23 @@ class KeyFileTest {
     }
 
     @Test
-    void anExistingKeyIsUsedWhenTheMapIsCreated() throws Exception {
+    void aKeyWithoutARegistryIsRefusedNotAnEmptyRegistryMadeWithIt() throws Exception {
+        // The registry removed (or moved) while its key stays: a new empty one would forget every instance.
+        seed();
+        Files.delete(map());
+        String msg = openFails();
+        assertTrue(msg.contains("exists but registry.dat does not"), msg);
+        assertFalse(Files.exists(map()), "no registry is made");
+        // A key put there by hand, with no registry at all, the same.
+        Files.delete(key());
         byte[] mine = new byte[32];
         new SecureRandom().nextBytes(mine);
         Files.write(key(), mine);
         Files.setPosixFilePermissions(key(), PosixFilePermissions.fromString("rw-------"));
-        seed();
-        assertArrayEquals(mine, Files.readAllBytes(key()));
-        try (Registry r = Registry.open(dir, 10)) {
-            assertInstanceOf(Lookup.Found.class, r.get("alpha-1"));
-        }
+        assertTrue(openFails().contains("exists but registry.dat does not"));
+        // Beside a temporary file that is not the empty registry its creation would have left, the same.
+        Files.write(dir.resolve(LogRegistry.TEMP_FILE), new byte[LogRegistry.HEAD_BYTES]);
+        assertTrue(openFails().contains("exists but registry.dat does not"));
+        assertTrue(Files.exists(dir.resolve(LogRegistry.TEMP_FILE)), "left for the operator");
     }
 }

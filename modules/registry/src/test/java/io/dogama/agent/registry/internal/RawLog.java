@@ -11,8 +11,9 @@ import java.util.List;
 
 /**
  * Direct access to a closed registry's file: frames read, appended, removed and changed in place, each with valid
- * CRCs, and the head's recorded end signed with the registry's own key (so that only the values' MAC stands in the
- * way), or, for {@link #appendUnsigned}, left as it is, as an attacker without the key would have to.
+ * CRCs, and the head's recorded end and chain made anew with the registry's own key (so that only the values' MAC
+ * stands in the way), or, for {@link #appendUnsigned} and {@link #replaceInPlace}, left as they are, as an attacker
+ * without the key would have to.
  */
 final class RawLog {
     private RawLog() {
@@ -75,11 +76,18 @@ final class RawLog {
         sign(dataDir, Files.size(file(dataDir)));
     }
 
-    /** Records {@code end} as the file's end in the head, signed with the registry's key. */
+    /** Records {@code end} as the file's end in the head, with the chain over the frames before it, signed with the key. */
     static void sign(Path dataDir, long end) throws Exception {
         RecordMac mac = new RecordMac(Files.readAllBytes(dataDir.resolve(LogRegistry.KEY_FILE)));
+        byte[] chain = LogRegistry.chainStart(mac);
+        for (Frame f : frames(dataDir)) {
+            if (f.offset() < end) {
+                chain = LogRegistry.nextChain(mac, chain, f.offset(),
+                        LogRegistry.frame(f.op(), f.key(), f.op() == LogRegistry.PUT ? f.value() : null));
+            }
+        }
         byte[] bytes = Files.readAllBytes(file(dataDir));
-        System.arraycopy(LogRegistry.head(mac, end), 0, bytes, 0, LogRegistry.HEAD_BYTES);
+        System.arraycopy(LogRegistry.head(mac, end, chain), 0, bytes, 0, LogRegistry.HEAD_BYTES);
         Files.write(file(dataDir), bytes);
     }
 

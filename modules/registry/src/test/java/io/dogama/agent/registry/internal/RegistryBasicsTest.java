@@ -16,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,33 +36,10 @@ class RegistryBasicsTest {
             InstanceRecord b = Samples.replacing("alpha-1", 2);
             CasResult.Stored s2 = assertInstanceOf(CasResult.Stored.class, r.replace(1, b));
             assertEquals(2, s2.generation());
+            assertEquals(1, ((LogRegistry) r).decodedRecords(), "the superseded version is not kept decoded");
             assertEquals(b, assertInstanceOf(Lookup.Found.class, r.get("alpha-1")).record());
             assertInstanceOf(CasResult.Removed.class, r.remove("alpha-1", 2));
             assertInstanceOf(Lookup.Absent.class, r.get("alpha-1"));
-        }
-    }
-
-    /**
-     * Each write is forced to the disk before it returns, and a refused one writes nothing to force. The
-     * lifecycle acts on the engine right after persisting its intent, and the engine keeps its containers on
-     * disk: an intent left to the kernel's write-back could be lost with a power cut while its container stays.
-     */
-    @Test
-    void everyWriteIsForcedToTheDiskBeforeItReturns() throws Exception {
-        AtomicInteger forced = new AtomicInteger();
-        try (Registry r = Registry.open(dir, 10)) {
-            LogRegistry.afterForce = forced::incrementAndGet;
-            r.insert(Samples.record("alpha-1", 1));
-            assertEquals(1, forced.get(), "insert");
-            r.replace(1, Samples.replacing("alpha-1", 2));
-            assertEquals(2, forced.get(), "replace");
-            assertInstanceOf(CasResult.Conflict.class, r.replace(1, Samples.replacing("alpha-1", 3)));
-            assertEquals(2, forced.get(), "a refused write");
-            r.remove("alpha-1", 2);
-            assertEquals(3, forced.get(), "remove: one frame for both slots");
-        } finally {
-            LogRegistry.afterForce = () -> {
-            };
         }
     }
 

@@ -37,10 +37,21 @@ class RestartTest {
             }
             r.remove("inst-29", 1);
             expected.remove("inst-29");
+            // Both slots filled (inserted, then replaced): the removal drops both, none comes back.
+            assertInstanceOf(CasResult.Removed.class, r.remove("inst-0", 2));
+            expected.remove("inst-0");
+            // Replaced twice, removed, inserted again: a new instance at generation 1.
+            assertInstanceOf(CasResult.Stored.class, r.replace(2, Samples.record("inst-3", 300)));
+            assertInstanceOf(CasResult.Removed.class, r.remove("inst-3", 3));
+            assertInstanceOf(CasResult.Stored.class, r.insert(Samples.record("inst-3", 333)));
+            expected.put("inst-3", Samples.record("inst-3", 333));
         }
         for (int restart = 0; restart < 2; restart++) {
             try (Registry r = Registry.open(dir, 50)) {
                 assertEquals(expected.size(), r.all().size());
+                assertInstanceOf(Lookup.Absent.class, r.get("inst-0"), "a removed instance stays removed");
+                // Only each instance's current version stays decoded on the heap, never the one it superseded.
+                assertEquals(expected.size(), ((LogRegistry) r).decodedRecords());
                 for (InstanceRecord rec : expected.values()) {
                     Lookup.Found f = assertInstanceOf(Lookup.Found.class, r.get(rec.instanceId()));
                     assertEquals(rec, f.record());
