@@ -35,8 +35,9 @@ import java.util.zip.CRC32C;
 
 /**
  * The registry as one append-only file of frames, {@value #FILE}, read whole at open and written only at its end.
- * The instances live in memory as well; the file is their durable copy, never read again while the registry is open
- * (a change someone else makes to it is seen, refused or reported as tampered, at the next open).
+ * The instances live in memory as well; the file is their durable copy. While the registry is open it reads the file
+ * back only to compact it, and then requires every record to be the one it wrote or read at the open (by its SHA-256):
+ * a change someone else makes meanwhile is never signed into the new file, and is refused at the next open.
  *
  * <p><b>Format.</b> A head: {@link #MAGIC}, the file's recorded end (8 bytes), the chain at that end (32 bytes) and
  * the MAC of both under the registry key. Then frames: the payload's length (4 bytes), the CRC-32C of the length and
@@ -107,21 +108,45 @@ public final class LogRegistry implements Registry {
      * instance's current version (the superseded one needs its generation alone, and the heap holds one record per
      * instance, not two).
      */
-    record Slot(long offset, int length, long generation, RecordCodec.Decoded decoded, String defect) {
-        static Slot verified(long offset, int length, RecordCodec.Decoded decoded) {
-            return new Slot(offset, length, decoded.generation(), decoded, null);
+    record Slot(long offset, int length, long generation, RecordCodec.Decoded decoded, String defect, byte[] digest) {
+        static Slot verified(long offset, byte[] frame, RecordCodec.Decoded decoded) {
+            return new Slot(offset, frame.length, decoded.generation(), decoded, null, valueDigest(frame));
         }
 
-        static Slot defective(long offset, int length, String defect) {
-            return new Slot(offset, length, -1, null, defect);
+        static Slot defective(long offset, byte[] frame, String defect) {
+            return new Slot(offset, frame.length, -1, null, defect, valueDigest(frame));
         }
 
         Slot at(long newOffset) {
-            return new Slot(newOffset, length, generation, decoded, defect);
+            return new Slot(newOffset, length, generation, decoded, defect, digest);
         }
 
         Slot superseded() {
-            return decoded == null ? this : new Slot(offset, length, generation, null, defect);
+            return decoded == null ? this : new Slot(offset, length, generation, null, defect, digest);
+        }
+    }
+
+    /**
+     * The SHA-256 of a frame's value: what a compaction, the one time the running registry reads its file back,
+     * requires of every value it copies (a value changed under the registry must not be signed into the new chain).
+     */
+    static byte[] valueDigest(byte[] frame) {
+        int valueAt = FRAME_HEADER_BYTES + 2 + (frame[FRAME_HEADER_BYTES + 1] & 0xff);
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(frame, valueAt, frame.length - valueAt);
+            return sha.digest();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("registry: SHA-256 unavailable", e);
+        }
+    }
+
+    /** A frame a compaction read back is not the one the registry wrote: the file was changed while it ran. */
+    private static final class ChangedUnderTheRegistry extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ChangedUnderTheRegistry(String what) {
+            super(what);
         }
     }
 
@@ -353,12 +378,19 @@ public final class LogRegistry implements Registry {
             afterCreationStep.accept(CreationStep.LAID_OUT);
             disk.force(ch);
             afterCreationStep.accept(CreationStep.FORCED);
-            KeyFile.publish(keyFile, key);
+            // The new file's name on the disk before the key's: a key without it would refuse every later start.
+            Fsync.directory(dir);
+            if (!java.security.MessageDigest.isEqual(KeyFile.publish(keyFile, key), key)) {
+                throw new RegistryException(KEY_FILE + " changed while it was published; nothing is created");
+            }
             afterCreationStep.accept(CreationStep.KEY_PUBLISHED);
             Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
             Fsync.directory(dir);
             afterCreationStep.accept(CreationStep.RENAMED);
             return new Loaded(ch, HEAD_BYTES, chain, Map.of(), Map.of(), 0);
+        } catch (RegistryException e) {
+            closeQuietly(ch);
+            throw e;
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
             throw new RegistryException("cannot create " + FILE, e);
@@ -473,10 +505,6 @@ public final class LogRegistry implements Registry {
                             (a, b) -> a.with(slot, b.slot(slot)));
                 }
             }
-            // Only the current version stays decoded.
-            entries.replaceAll((id, e) -> e.s0() == null || e.s1() == null ? e
-                    : e.s0().generation() > e.s1().generation() ? new Entry(e.s0(), e.s1().superseded())
-                    : new Entry(e.s0().superseded(), e.s1()));
             FileChannel open = ch;
             ch = null;
             return new Loaded(open, scan.end, scan.chain, entries, forged, cut);
@@ -589,8 +617,9 @@ public final class LogRegistry implements Registry {
                     if (!slots.containsKey(key) && slots.size() >= MAX_KEYS) {
                         throw damaged("more keys than any registry holds");
                     }
-                    slots.put(key, whole ? decode(key, value, frame.length)
-                            : Slot.defective(end, frame.length, "damaged in the file"));
+                    slots.put(key, whole ? decode(key, value, frame)
+                            : Slot.defective(end, frame, "damaged in the file"));
+                    supersedeTheOlder(key);
                 }
                 case DROP -> {
                     if (!Ids.isId(key) || value.length != 0 || !whole) {
@@ -603,17 +632,36 @@ public final class LogRegistry implements Registry {
             }
         }
 
-        private Slot decode(String key, byte[] value, int length) {
+        private Slot decode(String key, byte[] value, byte[] frame) {
             int slot = Slots.slotOf(key);
             if (slot < 0) {
-                return Slot.defective(end, length, "a key of no instance");
+                return Slot.defective(end, frame, "a key of no instance");
             }
             try {
                 RecordCodec.Decoded d = RecordCodec.decodeRecord(mac, key, Slots.instanceOf(key), value);
                 RecordCodec.require(d.generation() % 2 == slot, "generation in the wrong slot");
-                return Slot.verified(end, length, d);
+                return Slot.verified(end, frame, d);
             } catch (RecordCodec.MalformedRecordException e) {
-                return Slot.defective(end, length, e.getMessage());
+                return Slot.defective(end, frame, e.getMessage());
+            }
+        }
+
+        /** As the scan goes, only the newer of an instance's two verified versions stays decoded. */
+        private void supersedeTheOlder(String key) {
+            int slot = Slots.slotOf(key);
+            if (slot < 0) {
+                return;
+            }
+            String siblingKey = Slots.key(Slots.instanceOf(key), 1 - slot);
+            Slot mine = slots.get(key);
+            Slot sibling = slots.get(siblingKey);
+            if (sibling == null || mine.defect() != null || sibling.defect() != null) {
+                return;
+            }
+            if (mine.generation() > sibling.generation()) {
+                slots.put(siblingKey, sibling.superseded());
+            } else {
+                slots.put(key, mine.superseded());
             }
         }
 
@@ -705,7 +753,7 @@ public final class LogRegistry implements Registry {
                 }
             }
             long at = append(bytes, "insert");
-            entries.put(id, new Entry(null, Slot.verified(at, bytes.length, new RecordCodec.Decoded(record, 1))));
+            entries.put(id, new Entry(null, Slot.verified(at, bytes, new RecordCodec.Decoded(record, 1))));
             written(bytes.length, 0);
             return new CasResult.Stored(record, 1);
         } finally {
@@ -734,7 +782,7 @@ public final class LogRegistry implements Registry {
             Slot old = entry.slot(slot);
             Slot current = entry.slot(1 - slot);
             long at = append(bytes, "replace");
-            entries.put(id, entry.with(slot, Slot.verified(at, bytes.length, new RecordCodec.Decoded(next, generation)))
+            entries.put(id, entry.with(slot, Slot.verified(at, bytes, new RecordCodec.Decoded(next, generation)))
                     .with(1 - slot, current == null ? null : current.superseded()));
             written(bytes.length, old == null ? 0 : old.length());
             return new CasResult.Stored(next, generation);
@@ -997,14 +1045,18 @@ public final class LogRegistry implements Registry {
             disk.force(out);
             afterCompactionStep.accept(CompactionStep.WRITTEN);
             Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (ChangedUnderTheRegistry e) {
+            // Tampering seen while the agent runs: never signed into a new chain, and said as loudly as it is.
+            LOG.log(Level.ERROR, "registry: " + e.getMessage() + "; no compaction, and the next start will refuse "
+                    + FILE + " (restore it from a backup)");
+            closeQuietly(out);
+            deleteQuietly(tmp);
+            compactAt = nextCompaction();
+            return;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "registry: compaction failed; the registry file stays as it is", e);
             closeQuietly(out);
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException again) {
-                LOG.log(Level.WARNING, "registry: could not remove " + TEMP_FILE, again);
-            }
+            deleteQuietly(tmp);
             compactAt = nextCompaction();
             return;
         }
@@ -1019,15 +1071,50 @@ public final class LogRegistry implements Registry {
         // Offsets only: what every instance reads as is unchanged.
         entries.putAll(moved);
         forged.putAll(movedForged);
-        try {
-            Fsync.directory(dir);
-        } catch (IOException e) {
-            fail("compaction: the directory could not be forced after the rename", e);
+        if (!forceDirectoryAfterRename()) {
             return;
         }
         afterCompactionStep.accept(CompactionStep.RENAMED);
         compactAt = nextCompaction();
         LOG.log(Level.INFO, "registry: compacted " + FILE + " from " + before + " to " + end + " bytes");
+    }
+
+    /**
+     * Forces the directory after the compaction's rename, once more if an interrupt closed the channel (with the
+     * interrupt held back until then); @return false if the registry had to stop (the new file's name may not be on
+     * the disk)
+     */
+    private boolean forceDirectoryAfterRename() {
+        boolean interrupted = false;
+        try {
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    Fsync.directory(dir);
+                    return true;
+                } catch (ClosedChannelException e) {
+                    interrupted |= Thread.interrupted();
+                    if (attempt > 0) {
+                        fail("compaction: the directory could not be forced after the rename", e);
+                        return false;
+                    }
+                } catch (IOException e) {
+                    fail("compaction: the directory could not be forced after the rename", e);
+                    return false;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void deleteQuietly(Path tmp) {
+        try {
+            Files.deleteIfExists(tmp);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "registry: could not remove " + TEMP_FILE, e);
+        }
     }
 
     /**
@@ -1046,8 +1133,10 @@ public final class LogRegistry implements Registry {
         int valueAt = FRAME_HEADER_BYTES + 2 + k.length;
         if (ByteBuffer.wrap(frame).getInt(4) != headCrc(frame) || frame[FRAME_HEADER_BYTES] != PUT
                 || !java.util.Arrays.equals(frame, FRAME_HEADER_BYTES + 2, Math.min(valueAt, frame.length), k, 0,
-                        k.length)) {
-            throw new IOException(FILE + " was changed under the registry (a frame is not the one it wrote)");
+                        k.length)
+                || !java.security.MessageDigest.isEqual(valueDigest(frame), slot.digest())) {
+            throw new ChangedUnderTheRegistry("a record of " + FILE + " is not the one the registry wrote or read at"
+                    + " its start: the file was changed while the agent ran");
         }
         byte[] copy = frame(PUT, key, java.util.Arrays.copyOfRange(frame, valueAt, frame.length));
         disk.write(out, ByteBuffer.wrap(copy), at);

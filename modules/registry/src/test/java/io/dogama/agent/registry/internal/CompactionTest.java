@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.registry.CasResult;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
+import io.dogama.agent.registry.RegistryException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -95,6 +97,38 @@ class CompactionTest {
     private static Lookup find(List<Lookup> all, String id) {
         return all.stream().filter(l -> l.instanceId().equals(id)).findFirst()
                 .orElseThrow(() -> new AssertionError(id + " is not listed: " + all));
+    }
+
+    /**
+     * The one time the running registry reads its file back, a record changed meanwhile (an older authentic one of the
+     * same slot and length in place of the current one) is never copied and signed into the new file: no compaction,
+     * and the next start refuses the file rather than roll the instance back.
+     */
+    @Test
+    void aRecordChangedWhileTheRegistryRunsIsNeverCompactedIntoTheNewFile() throws Exception {
+        AtomicInteger compactions = new AtomicInteger();
+        LogRegistry.afterCompactionStep = step -> {
+            if (step == LogRegistry.CompactionStep.RENAMED) {
+                compactions.incrementAndGet();
+            }
+        };
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 1));
+            r.replace(1, Samples.record("alpha-1", 1));
+            r.replace(2, Samples.record("alpha-1", 1)); // generation 3, current, in slot 1; generation 1's frame dead
+            RawLog.replaceInPlace(dir, "alpha-1#1", RawLog.frames(dir).get(0).value());
+            r.insert(ForkedRegistryMain.big(1));
+            for (int g = 1; g < 12; g++) {
+                assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
+            }
+            assertEquals(0, compactions.get(), "no compaction signs a changed record into a new file");
+            assertEquals(3, ((Lookup.Found) r.get("alpha-1")).generation(), "the memory holds what was written");
+        } finally {
+            LogRegistry.afterCompactionStep = step -> {
+            };
+        }
+        RegistryException refused = assertThrows(RegistryException.class, () -> Registry.open(dir, 10));
+        assertTrue(refused.getMessage().contains("not the ones its head vouches for"), refused.getMessage());
     }
 
     @Test

@@ -111,4 +111,18 @@ class ForgedFramesTest {
         // Without the chain: alpha-1 Found at generation 2 (generations 1 and 2 are consecutive).
         assertRefused();
     }
+
+    @Test
+    void anOlderAuthenticValueInPlaceOfTheCurrentOneIsRefused() throws Exception {
+        // Generations 1, 2, 3 of equal length: slot 1 holds 3 (current), slot 0 holds 2, generation 1's frame is dead.
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 1));
+            r.replace(1, Samples.record("alpha-1", 1));
+            r.replace(2, Samples.record("alpha-1", 1));
+        }
+        byte[] first = RawLog.frames(dir).get(0).value();
+        RawLog.replaceInPlace(dir, "alpha-1#1", first);
+        // Without the record's own MAC in the chain: alpha-1 Found at generation 2, rolled back by one.
+        assertRefused();
+    }
 }
