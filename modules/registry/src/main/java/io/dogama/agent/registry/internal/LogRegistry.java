@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -309,8 +308,8 @@ public final class LogRegistry implements Registry {
                         + " moved; restore it (to start with no instances, remove " + KEY_FILE + " as well)");
             }
             try {
-                Files.move(tmp, registryFile, StandardCopyOption.ATOMIC_MOVE);
-                Fsync.directory(dir);
+                disk.move(tmp, registryFile);
+                disk.forceDirectory(dir);
             } catch (IOException e) {
                 throw new RegistryException("cannot complete the creation of " + FILE, e);
             }
@@ -379,13 +378,13 @@ public final class LogRegistry implements Registry {
             disk.force(ch);
             afterCreationStep.accept(CreationStep.FORCED);
             // The new file's name on the disk before the key's: a key without it would refuse every later start.
-            Fsync.directory(dir);
+            disk.forceDirectory(dir);
             if (!java.security.MessageDigest.isEqual(KeyFile.publish(keyFile, key), key)) {
                 throw new RegistryException(KEY_FILE + " changed while it was published; nothing is created");
             }
             afterCreationStep.accept(CreationStep.KEY_PUBLISHED);
-            Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE);
-            Fsync.directory(dir);
+            disk.move(tmp, dir.resolve(FILE));
+            disk.forceDirectory(dir);
             afterCreationStep.accept(CreationStep.RENAMED);
             return new Loaded(ch, HEAD_BYTES, chain, Map.of(), Map.of(), 0);
         } catch (RegistryException e) {
@@ -1044,7 +1043,7 @@ public final class LogRegistry implements Registry {
             disk.write(out, ByteBuffer.wrap(head(mac, at, movedChain)), 0);
             disk.force(out);
             afterCompactionStep.accept(CompactionStep.WRITTEN);
-            Files.move(tmp, dir.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            disk.move(tmp, dir.resolve(FILE));
         } catch (ChangedUnderTheRegistry e) {
             // Tampering seen while the agent runs: never signed into a new chain, and said as loudly as it is.
             LOG.log(Level.ERROR, "registry: " + e.getMessage() + "; no compaction, and the next start will refuse "
@@ -1089,7 +1088,7 @@ public final class LogRegistry implements Registry {
         try {
             for (int attempt = 0; ; attempt++) {
                 try {
-                    Fsync.directory(dir);
+                    disk.forceDirectory(dir);
                     return true;
                 } catch (ClosedChannelException e) {
                     interrupted |= Thread.interrupted();

@@ -3,12 +3,14 @@ package io.dogama.agent.registry.internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The real disk, with every operation recorded ({@code write@<position>+<bytes>}, {@code force},
- * {@code truncate@<size>}) and handed to {@link #before} first, which may fail it, interrupt it or hold it.
+ * {@code truncate@<size>}, {@code move <from>-><to>} by file name, {@code forceDirectory}) and handed to {@link
+ * #before} first (with no channel for the last two), which may fail it, interrupt it or hold it.
  */
 class RecordingDisk implements Disk {
     /** Something to do before an operation, given its name and how many operations came before it. */
@@ -62,5 +64,18 @@ class RecordingDisk implements Disk {
         String op = "truncate@" + size;
         before.before(op, record(op), ch);
         Disk.REAL.truncate(ch, size);
+    }
+
+    @Override
+    public void move(Path from, Path to) throws IOException {
+        String op = "move " + from.getFileName() + "->" + to.getFileName();
+        before.before(op, record(op), null);
+        Disk.REAL.move(from, to);
+    }
+
+    @Override
+    public void forceDirectory(Path dir) throws IOException {
+        before.before("forceDirectory", record("forceDirectory"), null);
+        Disk.REAL.forceDirectory(dir);
     }
 }

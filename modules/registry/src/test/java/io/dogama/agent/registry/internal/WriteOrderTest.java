@@ -172,6 +172,9 @@ class WriteOrderTest {
             disk.before = (o, index, ch) -> {
             };
             assertEquals(before, size(), "what the failed write appended is cut off");
+            List<String> ops = disk.ops();
+            assertTrue(ops.get(0).startsWith("write@" + before + "+"), ops.toString());
+            assertEquals(List.of("truncate@" + before, "force"), ops.subList(1, ops.size()), "cut off, the cut forced");
             assertEquals(new Lookup.Found(Samples.replacing("alpha-1", 2), 2), r.get("alpha-1"));
             assertInstanceOf(CasResult.Stored.class, r.replace(2, Samples.record("alpha-1", 3)));
         }
@@ -242,6 +245,49 @@ class WriteOrderTest {
                 assertInstanceOf(CasResult.Stored.class, stored);
             }
             assertEquals(1, renamed.get(), "the compaction was made with the caller's interrupt held back");
+        }
+    }
+
+    @Test
+    void aNewRegistryIsForcedAndNamedOnTheDiskBeforeItsKeyAndRenamedAfter() throws Exception {
+        Registry.open(dir, 10).close();
+        assertEquals(List.of(HEAD, "force", "forceDirectory", "move registry.dat.tmp->registry.dat", "forceDirectory"),
+                disk.ops());
+    }
+
+    @Test
+    void aWriteACrashLeftPastTheRecordedEndIsCutOffAndTheCutForced() throws Exception {
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(Samples.record("alpha-1", 1));
+        }
+        long end = size();
+        RawLog.appendUnsigned(dir, LogRegistry.frame(LogRegistry.DROP, "alpha-1", null));
+        disk.clear();
+        try (Registry r = Registry.open(dir, 10)) {
+            assertEquals(List.of("truncate@" + end, "force"), disk.ops());
+            assertInstanceOf(Lookup.Found.class, r.get("alpha-1"));
+        }
+    }
+
+    @Test
+    void aCompactionForcesItsFileBeforeTheRenameAndTheFolderAfter() throws Exception {
+        AtomicInteger renamed = new AtomicInteger();
+        LogRegistry.afterCompactionStep = step -> {
+            if (step == LogRegistry.CompactionStep.RENAMED) {
+                renamed.incrementAndGet();
+            }
+        };
+        try (Registry r = Registry.open(dir, 10)) {
+            r.insert(ForkedRegistryMain.big(1));
+            for (int g = 1; g < 100 && renamed.get() == 0; g++) {
+                disk.clear();
+                assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
+            }
+            assertEquals(1, renamed.get());
+            List<String> ops = disk.ops();
+            assertEquals(List.of(HEAD, "force", "move registry.dat.tmp->registry.dat", "forceDirectory"),
+                    ops.subList(ops.size() - 4, ops.size()), "the new file's head written and forced, then renamed, "
+                            + "then the folder forced: " + ops);
         }
     }
 }
