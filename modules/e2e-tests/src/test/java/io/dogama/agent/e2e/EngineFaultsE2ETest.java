@@ -3,6 +3,7 @@ package io.dogama.agent.e2e;
 import static io.dogama.agent.e2e.Checks.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -28,6 +29,43 @@ class EngineFaultsE2ETest {
 
     static {
         e2e.throughEngineLink();
+    }
+
+    /**
+     * The engine does not answer while the agent starts (its connection is made on a thread of its own, beside the
+     * other start steps): the start is refused (exit 78) and releases what it opened, so the next start, with the
+     * engine back, works.
+     */
+    @Test
+    void aStartTheEngineDoesNotAnswerIsRefusedAndReleasesWhatItOpened() throws Exception {
+        e2e.stopAgent();
+        e2e.engineLink().down();
+        // In the engine's place: a socket that takes each connection and closes it at once.
+        java.nio.channels.ServerSocketChannel mute = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX);
+        mute.bind(java.net.UnixDomainSocketAddress.of(e2e.engineLink().path()));
+        Thread closer = Thread.ofPlatform().daemon().name("mute-engine").start(() -> {
+            while (mute.isOpen()) {
+                try {
+                    mute.accept().close();
+                } catch (java.io.IOException e) {
+                    return;
+                }
+            }
+        });
+        try {
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
+            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
+        } finally {
+            mute.close();
+            closer.join(Duration.ofSeconds(20));
+            Files.deleteIfExists(e2e.engineLink().path());
+            e2e.engineLink().up();
+        }
+        // The registry's lock, the nonce journal's and the audit log's are free again: a start works.
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
     }
 
     @Test

@@ -71,6 +71,7 @@ final class AgentProcess implements AutoCloseable {
             // Inside the data directory the audit folder is as private as it is; elsewhere it is checked alike.
             DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
         }
+        Metrics metrics = Metrics.create();
         // The registry open reads its whole file and needs nothing but the config, so it runs on a
         // thread of its own while the rest starts. The thread
         // ends inside this constructor, whatever happens: nothing outlives a failed start.
@@ -81,16 +82,22 @@ final class AgentProcess implements AutoCloseable {
             return r;
         });
         Thread opener = Thread.ofPlatform().name("dogama-registry-open").daemon(true).start(registryOpen);
+        // The engine's connection likewise: round trips to an engine that shares the host's cores (session 29:
+        // 15 to 40 ms off the start, docs/performance.md).
+        FutureTask<DockerEngine> engineConnect = new FutureTask<>(() -> {
+            long t = System.nanoTime();
+            DockerEngine d = DockerEngine.connect(config.dockerSocket(), DockerLimits.DEFAULTS,
+                    Instruments.docker(metrics));
+            timings.took("docker", t);
+            return d;
+        });
+        Thread connector = Thread.ofPlatform().name("dogama-engine-connect").daemon(true).start(engineConnect);
         try {
             long t = System.nanoTime();
             Secrets secrets = SecretFile.load(config.secretFile());
             t = timings.took("secret", t);
             Catalog catalog = Catalog.embedded();
             t = timings.took("catalog", t);
-            Metrics metrics = Metrics.create();
-            DockerEngine docker = remember(DockerEngine.connect(config.dockerSocket(), DockerLimits.DEFAULTS,
-                    Instruments.docker(metrics)));
-            t = timings.took("docker", t);
             PlanPolicy policy = PlanPolicy.create(config, catalog);
             NonceStore nonces = remember(NonceStore.persistent(config.dataDir(), NonceStore.DEFAULT_CAPACITY, clock));
             Authenticator authenticator = Authenticator.create(secrets, clock, nonces);
@@ -105,6 +112,7 @@ final class AgentProcess implements AutoCloseable {
             AutoCloseable stopServer = server::stop;
             opened.push(stopServer);
             t = timings.took("http", t);
+            DockerEngine docker = remember(await(engineConnect, connector));
             Registry registry = remember(await(registryOpen, opener));
             // Stopped before the registry is closed: the requests in flight at a stop signal end with it open.
             opened.remove(stopServer);
@@ -123,16 +131,20 @@ final class AgentProcess implements AutoCloseable {
                     String.valueOf(timings.sinceStart()), timings, catalog.templates().size(), secrets.count(), Summary.of(config));
         } catch (AuthException | PolicyException | DockerException | RegistryException | LifecycleException
                 | HttpException | AuditException e) {
-            closeAfterFailure(registryOpen, opener);
+            adoptAfterFailure(engineConnect, connector);
+            adoptAfterFailure(registryOpen, opener);
+            close();
             throw new StartupException(e.getMessage(), e);
         } catch (RuntimeException | Error e) {
-            closeAfterFailure(registryOpen, opener);
+            adoptAfterFailure(engineConnect, connector);
+            adoptAfterFailure(registryOpen, opener);
+            close();
             throw e;
         }
     }
 
-    /** The registry, once its thread is done; its own failures come out as they are. */
-    private static Registry await(FutureTask<Registry> open, Thread opener) throws RegistryException {
+    /** What a start thread made, once it is done; its own failures come out as they are. */
+    private static <T> T await(FutureTask<T> open, Thread opener) throws RegistryException, DockerException {
         try {
             return open.get();
         } catch (InterruptedException e) {
@@ -141,9 +153,10 @@ final class AgentProcess implements AutoCloseable {
         } catch (ExecutionException e) {
             switch (e.getCause()) {
                 case RegistryException re -> throw re;
+                case DockerException de -> throw de;
                 case RuntimeException re -> throw re;
                 case Error err -> throw err;
-                default -> throw new IllegalStateException("app: registry open failed", e.getCause());
+                default -> throw new IllegalStateException("app: a start step failed", e.getCause());
             }
         } finally {
             joinQuietly(opener);
@@ -151,15 +164,15 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /**
-     * Closes what was opened; a registry still opening (a failure elsewhere came first) is waited for
-     * and closed too, so its lock and file are released before the process reports the failure.
+     * Waits for a start thread that may still be at work (a failure elsewhere came first) and keeps what it opened
+     * among what {@link #close} closes, so that its lock, file or connection is released before the process reports
+     * the failure.
      */
-    private void closeAfterFailure(FutureTask<Registry> open, Thread opener) {
+    private void adoptAfterFailure(FutureTask<? extends AutoCloseable> open, Thread opener) {
         joinQuietly(opener);
         if (open.state() == Future.State.SUCCESS && !opened.contains(open.resultNow())) {
             opened.push(open.resultNow());
         }
-        close();
     }
 
     private static void joinQuietly(Thread t) {
