@@ -108,9 +108,17 @@ public final class KeyFiles {
      * @throws KeyFileException if it cannot be written, or a key file exists
      */
     public static byte[] create(Path file, int length) throws KeyFileException {
+        return publish(file, generate(length));
+    }
+
+    /**
+     * @param length the key's length in bytes
+     * @return a new random key, for {@link #publish} once the caller has used it
+     */
+    public static byte[] generate(int length) {
         byte[] key = new byte[length];
         new SecureRandom().nextBytes(key);
-        return publish(file, key);
+        return key;
     }
 
     /**

@@ -27,9 +27,7 @@ final class KeyFile {
 
     /** @return {@value RecordMac#KEY_BYTES} new random bytes, for {@link #publish} once they have been used */
     static byte[] generate() {
-        byte[] key = new byte[RecordMac.KEY_BYTES];
-        new java.security.SecureRandom().nextBytes(key);
-        return key;
+        return KeyFiles.generate(RecordMac.KEY_BYTES);
     }
 
     /**

@@ -9,7 +9,7 @@ import io.dogama.agent.core.Ids;
  * two slots that are not consecutive (copies spliced from different times) read as tampered.
  */
 final class Slots {
-    static final String[] SUFFIX = {"#0", "#1"};
+    private static final String[] SUFFIX = {"#0", "#1"};
 
     private Slots() {
     }

@@ -15,7 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -32,15 +32,20 @@ class CompactionTest {
     @TempDir
     Path dir;
 
+    @AfterEach
+    void reset() {
+        Compactions.reset();
+    }
+
     /** Replaces {@link ForkedRegistryMain#BIG} until the registry compacted; @return its last generation. */
-    private static int churnUntilCompacted(Registry r, AtomicInteger compactions) throws Exception {
-        int before = compactions.get();
+    private static int churnUntilCompacted(Registry r, Compactions compactions) throws Exception {
+        int before = compactions.done();
         int g = (int) ((Lookup.Found) r.get(ForkedRegistryMain.BIG)).generation();
-        for (int i = 0; i < 100 && compactions.get() == before; i++) {
+        for (int i = 0; i < 100 && compactions.done() == before; i++) {
             assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
             g++;
         }
-        assertTrue(compactions.get() > before, "no compaction after 100 replaces of a 260 kB record");
+        assertTrue(compactions.done() > before, "no compaction after 100 replaces of a 260 kB record");
         return g;
     }
 
@@ -55,12 +60,7 @@ class CompactionTest {
         flipped[flipped.length - 1] ^= 0x01;
         RawLog.put(dir, "bravo-1#1", flipped);
         RawLog.put(dir, "zulu-1#7", new byte[] {1});
-        AtomicInteger compactions = new AtomicInteger();
-        LogRegistry.afterCompactionStep = step -> {
-            if (step == LogRegistry.CompactionStep.RENAMED) {
-                compactions.incrementAndGet();
-            }
-        };
+        Compactions compactions = Compactions.count();
         List<Lookup> before;
         int g;
         try (Registry r = Registry.open(dir, 10)) {
@@ -73,9 +73,6 @@ class CompactionTest {
                     "the file holds about the live frames only");
             assertEquals(withBig(before, g), r.all(), "the same instances after the compaction");
             assertInstanceOf(CasResult.Stored.class, r.replace(2, Samples.replacing("alpha-1", 3)));
-        } finally {
-            LogRegistry.afterCompactionStep = step -> {
-            };
         }
         assertFalse(Files.exists(dir.resolve(LogRegistry.TEMP_FILE)));
         try (Registry r = Registry.open(dir, 10)) {
@@ -106,12 +103,7 @@ class CompactionTest {
      */
     @Test
     void aRecordChangedWhileTheRegistryRunsIsNeverCompactedIntoTheNewFile() throws Exception {
-        AtomicInteger compactions = new AtomicInteger();
-        LogRegistry.afterCompactionStep = step -> {
-            if (step == LogRegistry.CompactionStep.RENAMED) {
-                compactions.incrementAndGet();
-            }
-        };
+        Compactions compactions = Compactions.count();
         try (Registry r = Registry.open(dir, 10)) {
             r.insert(Samples.record("alpha-1", 1));
             r.replace(1, Samples.record("alpha-1", 1));
@@ -121,11 +113,8 @@ class CompactionTest {
             for (int g = 1; g < 12; g++) {
                 assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
             }
-            assertEquals(0, compactions.get(), "no compaction signs a changed record into a new file");
+            assertEquals(0, compactions.done(), "no compaction signs a changed record into a new file");
             assertEquals(3, ((Lookup.Found) r.get("alpha-1")).generation(), "the memory holds what was written");
-        } finally {
-            LogRegistry.afterCompactionStep = step -> {
-            };
         }
         RegistryException refused = assertThrows(RegistryException.class, () -> Registry.open(dir, 10));
         assertTrue(refused.getMessage().contains("not the ones its head vouches for"), refused.getMessage());
@@ -133,12 +122,7 @@ class CompactionTest {
 
     @Test
     void aCompactionThatCannotBeMadeChangesNothingAndIsTriedAgainLater() throws Exception {
-        AtomicInteger compactions = new AtomicInteger();
-        LogRegistry.afterCompactionStep = step -> {
-            if (step == LogRegistry.CompactionStep.RENAMED) {
-                compactions.incrementAndGet();
-            }
-        };
+        Compactions compactions = Compactions.count();
         int g = 1;
         try (Registry r = Registry.open(dir, 10)) {
             // Something in the temporary file's place that the registry will not remove: a non-empty folder.
@@ -147,14 +131,11 @@ class CompactionTest {
             for (; g < 12; g++) {
                 assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
             }
-            assertEquals(0, compactions.get(), "no compaction could be made");
+            assertEquals(0, compactions.done(), "no compaction could be made");
             assertTrue(Files.size(dir.resolve(LogRegistry.FILE)) > 10 * 260_000L, "every frame is still there");
             Files.delete(dir.resolve(LogRegistry.TEMP_FILE).resolve("in-the-way"));
             Files.delete(dir.resolve(LogRegistry.TEMP_FILE));
             g = churnUntilCompacted(r, compactions);
-        } finally {
-            LogRegistry.afterCompactionStep = step -> {
-            };
         }
         try (Registry r = Registry.open(dir, 10)) {
             assertEquals(new Lookup.Found(ForkedRegistryMain.big(g), g), r.get(ForkedRegistryMain.BIG));

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,8 +45,7 @@ class WriteOrderTest {
     @AfterEach
     void uninstall() {
         RecordingDisk.uninstall();
-        LogRegistry.afterCompactionStep = step -> {
-        };
+        Compactions.reset();
     }
 
     private long size() throws IOException {
@@ -226,15 +224,10 @@ class WriteOrderTest {
     @Test
     void aWriterWhoseThreadWasInterruptedStillCompacts() throws Exception {
         RecordingDisk.uninstall();
-        AtomicInteger renamed = new AtomicInteger();
-        LogRegistry.afterCompactionStep = step -> {
-            if (step == LogRegistry.CompactionStep.RENAMED) {
-                renamed.incrementAndGet();
-            }
-        };
+        Compactions renamed = Compactions.count();
         try (Registry r = Registry.open(dir, 10)) {
             r.insert(ForkedRegistryMain.big(1));
-            for (int g = 1; g < 100 && renamed.get() == 0; g++) {
+            for (int g = 1; g < 100 && renamed.done() == 0; g++) {
                 Thread.currentThread().interrupt();
                 CasResult stored;
                 try {
@@ -244,7 +237,7 @@ class WriteOrderTest {
                 }
                 assertInstanceOf(CasResult.Stored.class, stored);
             }
-            assertEquals(1, renamed.get(), "the compaction was made with the caller's interrupt held back");
+            assertEquals(1, renamed.done(), "the compaction was made with the caller's interrupt held back");
         }
     }
 
@@ -271,19 +264,14 @@ class WriteOrderTest {
 
     @Test
     void aCompactionForcesItsFileBeforeTheRenameAndTheFolderAfter() throws Exception {
-        AtomicInteger renamed = new AtomicInteger();
-        LogRegistry.afterCompactionStep = step -> {
-            if (step == LogRegistry.CompactionStep.RENAMED) {
-                renamed.incrementAndGet();
-            }
-        };
+        Compactions renamed = Compactions.count();
         try (Registry r = Registry.open(dir, 10)) {
             r.insert(ForkedRegistryMain.big(1));
-            for (int g = 1; g < 100 && renamed.get() == 0; g++) {
+            for (int g = 1; g < 100 && renamed.done() == 0; g++) {
                 disk.clear();
                 assertInstanceOf(CasResult.Stored.class, r.replace(g, ForkedRegistryMain.big(g + 1)));
             }
-            assertEquals(1, renamed.get());
+            assertEquals(1, renamed.done());
             List<String> ops = disk.ops();
             assertEquals(List.of(HEAD, "force", "move registry.dat.tmp->registry.dat", "forceDirectory"),
                     ops.subList(ops.size() - 4, ops.size()), "the new file's head written and forced, then renamed, "
