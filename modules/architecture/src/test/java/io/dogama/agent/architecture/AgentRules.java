@@ -26,11 +26,16 @@ final class AgentRules {
     /** module → modules it may use (besides itself). Nothing may use {@code app}; only app uses http. */
     static final Map<String, List<String>> ALLOWED = allowed();
 
-    /** Third-party packages each reserved to exactly one module. */
+    /**
+     * Packages each reserved to exactly one module. The JCE is the client's only: the agent's MACs are core's
+     * {@code HmacSha256}, so that no start pays for the JCE's providers and policy files (docs/performance.md,
+     * session 30).
+     */
     static final Map<String, String> EXCLUSIVE_LIBRARIES = Map.of(
             "org.newsclub..", "docker",
             "io.helidon..", "http",
-            "org.squirrelframework..", "lifecycle");
+            "org.squirrelframework..", "lifecycle",
+            "javax.crypto..", "client");
 
     private AgentRules() {
     }

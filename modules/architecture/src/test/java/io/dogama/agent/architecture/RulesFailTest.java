@@ -27,6 +27,7 @@ class RulesFailTest {
             "internal stays inside: docker",
             "only docker uses org.newsclub..", "only http uses io.helidon..",
             "only lifecycle uses org.squirrelframework..",
+            "only client uses javax.crypto..",
             "no package cycles", "no generic exceptions", "no java.util.logging",
             "only the machines persist states and steps",
             "no standard streams outside app");

@@ -1,15 +1,13 @@
 package io.dogama.agent.audit.internal;
 
 import io.dogama.agent.audit.AuditEvent;
+import io.dogama.agent.core.HmacSha256;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The one definition of the line format and its MAC chain. A line is
@@ -22,7 +20,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class Chain {
     /** HMAC-SHA-256 output and key length. */
-    public static final int MAC_BYTES = 32;
+    public static final int MAC_BYTES = HmacSha256.LENGTH;
     /** The "previous MAC" of the first line. */
     static final byte[] GENESIS = new byte[MAC_BYTES];
     /** Longest line accepted by the verifier; a written line is far shorter (fields are bounded). */
@@ -33,13 +31,13 @@ public final class Chain {
             + "([0-9a-f]{64})\"}$");
     private static final HexFormat HEX = HexFormat.of();
 
-    private final SecretKeySpec key;
+    private final HmacSha256 key;
 
     Chain(byte[] key) {
         if (key.length != MAC_BYTES) {
             throw new IllegalArgumentException("audit: key must be " + MAC_BYTES + " bytes");
         }
-        this.key = new SecretKeySpec(key, "HmacSHA256");
+        this.key = new HmacSha256(key);
     }
 
     /**
@@ -67,14 +65,7 @@ public final class Chain {
 
     /** @return the MAC of {@code body} chained to {@code previous} */
     byte[] mac(byte[] previous, byte[] body) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(key);
-            mac.update(previous);
-            return mac.doFinal(body);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("audit: HMAC-SHA-256 is unavailable", e);
-        }
+        return key.begin().update(previous).update(body).finish();
     }
 
     /** @return true if {@code p} states the MAC its body has after {@code previous} (constant time) */

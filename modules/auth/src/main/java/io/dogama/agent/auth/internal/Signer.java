@@ -1,33 +1,29 @@
 package io.dogama.agent.auth.internal;
 
+import io.dogama.agent.core.HmacSha256;
 import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /** HMAC-SHA-256 over the canonical string, compared in constant time against each secret. */
 public final class Signer {
     /** First line of the canonical string. */
     public static final String VERSION_LINE = "DOGAMA-HMAC-V1";
-    private static final String ALGORITHM = "HmacSHA256";
 
-    private final List<Mac> prototypes;
+    private final List<HmacSha256> keys;
 
     /**
      * @param keys decoded secrets, current first; the caller may wipe them afterwards
      */
     public Signer(List<byte[]> keys) {
-        List<Mac> macs = new ArrayList<>(keys.size());
+        List<HmacSha256> macs = new ArrayList<>(keys.size());
         for (byte[] key : keys) {
-            macs.add(newMac(key));
+            macs.add(new HmacSha256(key));
         }
-        this.prototypes = List.copyOf(macs);
+        this.keys = List.copyOf(macs);
     }
 
     /**
@@ -58,8 +54,8 @@ public final class Signer {
         byte[] message = canonical.getBytes(StandardCharsets.UTF_8);
         byte[] given = signature.getBytes(StandardCharsets.US_ASCII);
         int matched = -1;
-        for (int i = prototypes.size() - 1; i >= 0; i--) {
-            byte[] expected = Base64.getUrlEncoder().withoutPadding().encode(mac(i).doFinal(message));
+        for (int i = keys.size() - 1; i >= 0; i--) {
+            byte[] expected = Base64.getUrlEncoder().withoutPadding().encode(keys.get(i).mac(message));
             // Comparing the encoded form also refuses non-canonical spellings of the same bytes.
             if (MessageDigest.isEqual(expected, given)) {
                 matched = i;
@@ -74,26 +70,7 @@ public final class Signer {
      * @return the base64url signature; for tests and client tooling
      */
     public String sign(String canonical, int keyIndex) {
-        byte[] raw = mac(keyIndex).doFinal(canonical.getBytes(StandardCharsets.UTF_8));
+        byte[] raw = keys.get(keyIndex).mac(canonical.getBytes(StandardCharsets.UTF_8));
         return Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
-    }
-
-    private Mac mac(int index) {
-        try {
-            // A clone of an initialised Mac skips the provider look-up and key schedule on every request.
-            return (Mac) prototypes.get(index).clone();
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("auth: HmacSHA256 provider cannot clone", e);
-        }
-    }
-
-    private static Mac newMac(byte[] key) {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(new SecretKeySpec(key, ALGORITHM));
-            return mac;
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("auth: HmacSHA256 is unavailable", e);
-        }
     }
 }
