@@ -200,6 +200,7 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
+        WarmUp.begin();
         // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
         // for as long as the agent runs, so a runtime others may change is refused before it loads more.
         Path runtime = Path.of(System.getProperty("java.home"));

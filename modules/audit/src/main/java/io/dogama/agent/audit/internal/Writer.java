@@ -75,7 +75,33 @@ public final class Writer implements AutoCloseable {
     /** A repeated write failure is logged at most this often (each one is counted). */
     private static final Duration FAILURE_LOG_INTERVAL = Duration.ofSeconds(60);
 
-    private record Pending(AuditEvent event, long suppressed, CompletableFuture<Boolean> done) {
+    /**
+     * One line to write. A class, not a record: the stop below is found by identity, and a record's equals is made at
+     * its first use (ObjectMethods' bootstrap, method-handle classes spun in the interpreter on the first request of a
+     * start, docs/performance.md session 30).
+     */
+    private static final class Pending {
+        private final AuditEvent event;
+        private final long suppressed;
+        private final CompletableFuture<Boolean> done;
+
+        Pending(AuditEvent event, long suppressed, CompletableFuture<Boolean> done) {
+            this.event = event;
+            this.suppressed = suppressed;
+            this.done = done;
+        }
+
+        AuditEvent event() {
+            return event;
+        }
+
+        long suppressed() {
+            return suppressed;
+        }
+
+        CompletableFuture<Boolean> done() {
+            return done;
+        }
     }
 
     private static final Pending STOP = new Pending(null, 0, null);

@@ -6,6 +6,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,6 +53,18 @@ final class ConnectionWatchdog implements AutoCloseable {
      * @param remote the client's end
      */
     record Key(SocketAddress local, SocketAddress remote) {
+        // Written out: a record's own equals and hashCode are made at their first call (ObjectMethods' bootstrap),
+        // a dozen method-handle classes spun in the interpreter on the first connection's path, about 10 ms of a
+        // start (docs/performance.md, session 30). The same values as the record's.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && Objects.equals(local, k.local) && Objects.equals(remote, k.remote);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Objects.hashCode(local) + Objects.hashCode(remote);
+        }
     }
 
     private static final class Tracked {

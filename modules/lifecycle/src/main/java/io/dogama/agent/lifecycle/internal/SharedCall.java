@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
@@ -44,8 +45,28 @@ final class SharedCall<T> {
     private record Result<T>(T answer, DockerException failure) {
     }
 
-    /** A call that began at {@code startedNanos} and whose outcome {@code result} completes with. */
-    private record Running<T>(long startedNanos, CompletableFuture<Result<T>> result) {
+    /**
+     * A call that began at {@code startedNanos} and whose outcome {@code result} completes with. A class, not a
+     * record: each is one call, found again by identity, and a record's equals is made at its first use (ObjectMethods'
+     * bootstrap, method-handle classes spun in the interpreter on the first health check of a start).
+     */
+    private static final class Running<T> {
+        private final long startedNanos;
+        private final CompletableFuture<Result<T>> result;
+
+        Running(long startedNanos, CompletableFuture<Result<T>> result) {
+            this.startedNanos = startedNanos;
+            this.result = result;
+        }
+
+        long startedNanos() {
+            return startedNanos;
+        }
+
+        CompletableFuture<Result<T>> result() {
+            return result;
+        }
+
         boolean beganAfter(long arrivedNanos) {
             return startedNanos - arrivedNanos >= 0;
         }
@@ -84,8 +105,11 @@ final class SharedCall<T> {
         this.call = call;
         this.maxCalls = maxCalls;
         this.clock = clock;
+        // Numbered here rather than by the builder's own counter (a VarHandle whose first use spins a method-handle
+        // class in the interpreter, on the first health check of a start).
+        AtomicInteger numbers = new AtomicInteger();
         this.callThreads = Executors.newFixedThreadPool(maxCalls,
-                Thread.ofPlatform().daemon(true).name(threadName, 0).factory());
+                r -> Thread.ofPlatform().daemon(true).name(threadName + numbers.getAndIncrement()).unstarted(r));
     }
 
     /** @return the answer of a call that begins after now, on this object's clock */
