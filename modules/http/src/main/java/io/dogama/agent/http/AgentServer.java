@@ -42,6 +42,15 @@ public final class AgentServer {
     }
 
     /**
+     * Makes, ahead of {@link #create}, what building any server needs and no setting changes (Helidon's global service
+     * registry, without discovery, and its empty config); a start calls it on a thread of its own while it reads its
+     * config. Idempotent and thread-safe; {@link #create} does it too when it was not done.
+     */
+    public static void prepare() {
+        Listener.prepare();
+    }
+
+    /**
      * Binds and starts listening; every request is then dispatched to {@code ops}. Once per server.
      *
      * @param ops what requests may do

@@ -1,15 +1,17 @@
 package io.dogama.agent.app.internal;
 
+import io.dogama.agent.http.AgentServer;
 import java.math.BigDecimal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 /**
- * Runs the JDK's costliest class initialisers of a start on a thread of its own, while the main thread checks the
- * runtime's files (its first step, about 12 ms of file-system calls): otherwise the main thread runs them, in the
- * interpreter, while the second core waits (docs/performance.md, session 30). Nothing here depends on the config or
- * opens anything the agent keeps; a step that fails here fails again, and is reported, where the agent needs it.
+ * Runs the costliest class initialisers of a start, and the part of building the HTTP server that no setting changes,
+ * on a thread of its own while the main thread checks the runtime's files and reads the config: otherwise the main
+ * thread runs them, in the interpreter, while the second core waits (docs/performance.md, session 30). Nothing here
+ * depends on the config or opens anything the agent keeps; a step that fails here fails again, and is reported, where
+ * the agent needs it.
  */
 final class WarmUp {
     private WarmUp() {
@@ -32,5 +34,12 @@ final class WarmUp {
             return; // HmacSha256 and the catalog say so where they need it
         }
         new SecureRandom().nextBytes(new byte[1]);
+        // Helidon's service registry and empty config: two fifths of building the server, which the main thread
+        // does after the config, the catalog, the nonce journal and the audit log.
+        try {
+            AgentServer.prepare();
+        } catch (RuntimeException | LinkageError e) {
+            // A failed class initialiser fails the main thread's own call again, with this as its cause.
+        }
     }
 }

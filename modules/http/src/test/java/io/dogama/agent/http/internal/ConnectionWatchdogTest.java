@@ -2,6 +2,7 @@ package io.dogama.agent.http.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -58,6 +59,26 @@ class ConnectionWatchdogTest {
         assertTrue(signed.isOpen(), "a connection was evicted while the agent worked on its request");
         assertFalse(idle.isOpen(), "the oldest idle unauthenticated connection should have made room");
         assertTrue(last.isOpen());
+    }
+
+    /** The key's written-out equals and hashCode: both ends count, as they did in the record's own. */
+    @Test
+    void aKeyIsEqualOnlyToOneWithTheSameTwoEnds() {
+        InetSocketAddress agent = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 8480);
+        InetSocketAddress otherAgent = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.2"), 8480);
+        InetSocketAddress client = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 40000);
+        InetSocketAddress otherClient = new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 40001);
+        ConnectionWatchdog.Key k = new ConnectionWatchdog.Key(agent, client);
+        ConnectionWatchdog.Key same = new ConnectionWatchdog.Key(
+                new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 8480), client);
+        assertEquals(k, same);
+        assertEquals(k.hashCode(), same.hashCode());
+        assertNotEquals(k, new ConnectionWatchdog.Key(otherAgent, client), "the agent's end counts");
+        assertNotEquals(k, new ConnectionWatchdog.Key(agent, otherClient), "the client's end counts");
+        assertNotEquals(k, new ConnectionWatchdog.Key(client, agent), "the ends are not interchangeable");
+        assertNotEquals(k, new ConnectionWatchdog.Key(agent, null));
+        assertEquals(new ConnectionWatchdog.Key(null, null), new ConnectionWatchdog.Key(null, null));
+        assertNotEquals(k, (Object) "a string");
     }
 
     private static ConnectionWatchdog.Key key(SocketChannel accepted) throws Exception {
