@@ -30,29 +30,29 @@ public final class HmacSha256 {
     private static final byte IPAD = 0x36;
     private static final byte OPAD = 0x5c;
 
-    // Updated only here, in the constructor; afterwards only cloned (clone reads), so that sharing is safe.
+    // Made in the constructor and never updated: only copied (a copy reads), so that sharing is safe.
     private final MessageDigest inner;
     private final MessageDigest outer;
 
     /**
-     * @param key the key, any length (RFC 2104; the agent's keys are 32 bytes); not kept, the caller may wipe it
+     * @param key the key, any length (RFC 2104; the agent's keys are 32 bytes). The key is not kept, and the caller
+     *            may wipe it; what is kept are the two digest states past the padded key, which, as in any HMAC
+     *            implementation that prepares them, are as good as the key for making MACs.
      */
     public HmacSha256(byte[] key) {
-        byte[] k = key.length > BLOCK ? sha256().digest(key) : key;
+        MessageDigest hasher = sha256();
+        byte[] k = key.length > BLOCK ? hasher.digest(key) : key;
+        hasher.reset();
         byte[] pad = new byte[BLOCK];
         try {
             for (int i = 0; i < BLOCK; i++) {
                 pad[i] = (byte) ((i < k.length ? k[i] : 0) ^ IPAD);
             }
-            MessageDigest in = sha256();
-            in.update(pad);
+            this.inner = prepared(pad);
             for (int i = 0; i < BLOCK; i++) {
                 pad[i] = (byte) ((i < k.length ? k[i] : 0) ^ OPAD);
             }
-            MessageDigest out = sha256();
-            out.update(pad);
-            this.inner = in;
-            this.outer = out;
+            this.outer = prepared(pad);
         } finally {
             Arrays.fill(pad, (byte) 0);
             if (k != key) {
@@ -139,6 +139,19 @@ public final class HmacSha256 {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("core: SHA-256 is unavailable", e);
         }
+    }
+
+    /**
+     * @return a digest past {@code block}. A copy of the one that hashed it: the JDK's SHA-256 keeps the last block's
+     *         message schedule (here the padded key) in a scratch array, which a copy does not take and which
+     *         {@code reset} clears in the original.
+     */
+    private static MessageDigest prepared(byte[] block) {
+        MessageDigest d = sha256();
+        d.update(block);
+        MessageDigest kept = copy(d);
+        d.reset();
+        return kept;
     }
 
     private static MessageDigest copy(MessageDigest d) {

@@ -200,11 +200,18 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
-        WarmUp.begin();
+        WarmUp warmUp = WarmUp.begin();
         // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
-        // for as long as the agent runs, so a runtime others may change is refused before it loads more.
+        // for as long as the agent runs, so a runtime others may change is refused before it loads more (the
+        // warm-up's steps that read it wait for this check too).
         Path runtime = Path.of(System.getProperty("java.home"));
-        TrustedPath.requireTree("java runtime", runtime);
+        try {
+            TrustedPath.requireTree("java runtime", runtime);
+        } catch (StartupException | RuntimeException e) {
+            warmUp.cancel();
+            throw e;
+        }
+        warmUp.runtimeTrusted();
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);
         Map<String, Path> own = new java.util.LinkedHashMap<>();

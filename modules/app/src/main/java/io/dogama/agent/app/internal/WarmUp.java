@@ -5,27 +5,78 @@ import java.math.BigDecimal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the costliest class initialisers of a start, and the part of building the HTTP server that no setting changes,
- * on a thread of its own while the main thread checks the runtime's files and reads the config: otherwise the main
- * thread runs them, in the interpreter, while the second core waits (docs/performance.md, session 30). Nothing here
- * depends on the config or opens anything the agent keeps; a step that fails here fails again, and is reported, where
- * the agent needs it.
+ * on a thread of its own: otherwise the main thread runs them, in the interpreter, while the second core waits
+ * (docs/performance.md, session 30). Nothing here depends on the config or opens anything the agent keeps; a step that
+ * fails here fails again, and is reported, where the agent needs it.
+ *
+ * <p>Only {@code BigDecimal}'s initialiser runs while the main thread still checks the runtime's files: it reads
+ * nothing from the runtime (its classes are among those the JVM loaded at its own start, with the AOT cache). Every
+ * later step reads the runtime's files (the security configuration, Helidon's resources), so it waits until the
+ * runtime passed its check ({@link #runtimeTrusted}) and never runs when the start is refused ({@link #cancel}): a
+ * runtime others may change is refused before the agent loads more from it.
  */
 final class WarmUp {
-    private WarmUp() {
+    private final CountDownLatch checked = new CountDownLatch(1);
+    private final Runnable afterCheck;
+    private final Thread thread;
+    private volatile boolean trusted;
+
+    private WarmUp(Runnable afterCheck) {
+        this.afterCheck = afterCheck;
+        this.thread = Thread.ofPlatform().name("dogama-warm-up").daemon(true).unstarted(this::run);
     }
 
-    /** @return the thread, started; a daemon, so that it never holds up an exit */
-    static Thread begin() {
-        return Thread.ofPlatform().name("dogama-warm-up").daemon(true).start(WarmUp::run);
+    /** @return the warm-up, started; its thread is a daemon, so that it never holds up an exit */
+    static WarmUp begin() {
+        return begin(WarmUp::readingTheRuntime);
     }
 
-    private static void run() {
+    /** @param afterCheck what runs once the runtime is trusted (tests give their own) */
+    static WarmUp begin(Runnable afterCheck) {
+        WarmUp w = new WarmUp(afterCheck);
+        w.thread.start();
+        return w;
+    }
+
+    /** The runtime passed its check: the steps that read its files may run. */
+    void runtimeTrusted() {
+        trusted = true;
+        checked.countDown();
+    }
+
+    /** The start was refused: the steps that read the runtime's files never run, and the thread ends. */
+    void cancel() {
+        checked.countDown();
+    }
+
+    /** @return the thread (tests wait for it) */
+    Thread thread() {
+        return thread;
+    }
+
+    private void run() {
         // JDK 25's BigDecimal computes 5^(2^16) by repeated squaring in its static initialiser: 10 to 17 ms in the
         // interpreter. jackson-core's parsers need BigDecimal, so the config's parse would run it on the main thread.
         BigDecimal.ONE.signum();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                checked.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (trusted && !interrupted) {
+            afterCheck.run();
+        }
+    }
+
+    private static void readingTheRuntime() {
         // The SUN provider and its SHA-256 and SecureRandom: the catalog's digest, the HMAC, the keys and the nonce
         // hash need them next, on the main thread and the registry's.
         try {
