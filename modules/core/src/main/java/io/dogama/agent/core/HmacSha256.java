@@ -40,9 +40,7 @@ public final class HmacSha256 {
      *            implementation that prepares them, are as good as the key for making MACs.
      */
     public HmacSha256(byte[] key) {
-        MessageDigest hasher = sha256();
-        byte[] k = key.length > BLOCK ? hasher.digest(key) : key;
-        hasher.reset();
+        byte[] k = key.length > BLOCK ? hashed(key) : key;
         byte[] pad = new byte[BLOCK];
         try {
             for (int i = 0; i < BLOCK; i++) {
@@ -139,6 +137,14 @@ public final class HmacSha256 {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("core: SHA-256 is unavailable", e);
         }
+    }
+
+    /** @return the SHA-256 of a key longer than the block, the digest's scratch cleared (see {@link #prepared}) */
+    private static byte[] hashed(byte[] key) {
+        MessageDigest d = sha256();
+        byte[] k = d.digest(key);
+        d.reset();
+        return k;
     }
 
     /**

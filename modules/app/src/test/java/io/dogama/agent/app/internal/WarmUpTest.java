@@ -2,6 +2,7 @@ package io.dogama.agent.app.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -34,7 +35,7 @@ class WarmUpTest {
     void aRefusalAfterTrustChangesNothingAndTheThreadIsADaemon() throws Exception {
         AtomicInteger ran = new AtomicInteger();
         WarmUp w = WarmUp.begin(ran::incrementAndGet);
-        assertEquals(true, w.thread().isDaemon(), "the warm-up must never hold up an exit");
+        assertTrue(w.thread().isDaemon(), "the warm-up must never hold up an exit");
         w.runtimeTrusted();
         w.cancel();
         w.thread().join(JOIN_MILLIS);

@@ -81,26 +81,14 @@ public final class Writer implements AutoCloseable {
      * start, docs/performance.md session 30).
      */
     private static final class Pending {
-        private final AuditEvent event;
-        private final long suppressed;
-        private final CompletableFuture<Boolean> done;
+        final AuditEvent event;
+        final long suppressed;
+        final CompletableFuture<Boolean> done;
 
         Pending(AuditEvent event, long suppressed, CompletableFuture<Boolean> done) {
             this.event = event;
             this.suppressed = suppressed;
             this.done = done;
-        }
-
-        AuditEvent event() {
-            return event;
-        }
-
-        long suppressed() {
-            return suppressed;
-        }
-
-        CompletableFuture<Boolean> done() {
-            return done;
         }
     }
 
@@ -668,7 +656,7 @@ public final class Writer implements AutoCloseable {
         List<Pending> durable = new ArrayList<>();
         for (Pending p : batch) {
             long next = seq + 1;
-            String body = Chain.body(next, clock.instant(), p.event(), p.suppressed());
+            String body = Chain.body(next, clock.instant(), p.event, p.suppressed);
             byte[] mac = chain.mac(previous, body.getBytes(StandardCharsets.UTF_8));
             byte[] line = Chain.line(body, mac);
             try {
@@ -688,7 +676,7 @@ public final class Writer implements AutoCloseable {
             }
             written.incrementAndGet();
             lastSeq.set(seq);
-            if (p.done() != null) {
+            if (p.done != null) {
                 durable.add(p);
             }
         }
@@ -823,8 +811,8 @@ public final class Writer implements AutoCloseable {
     }
 
     private static void complete(Pending p, boolean ok) {
-        if (p.done() != null) {
-            p.done().complete(ok);
+        if (p.done != null) {
+            p.done.complete(ok);
         }
     }
 

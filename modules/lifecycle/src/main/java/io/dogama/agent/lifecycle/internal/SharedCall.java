@@ -51,20 +51,12 @@ final class SharedCall<T> {
      * bootstrap, method-handle classes spun in the interpreter on the first health check of a start).
      */
     private static final class Running<T> {
-        private final long startedNanos;
-        private final CompletableFuture<Result<T>> result;
+        final long startedNanos;
+        final CompletableFuture<Result<T>> result;
 
         Running(long startedNanos, CompletableFuture<Result<T>> result) {
             this.startedNanos = startedNanos;
             this.result = result;
-        }
-
-        long startedNanos() {
-            return startedNanos;
-        }
-
-        CompletableFuture<Result<T>> result() {
-            return result;
         }
 
         boolean beganAfter(long arrivedNanos) {
@@ -127,18 +119,18 @@ final class SharedCall<T> {
         Running<T> lead = null;
         synchronized (lock) {
             if (latest != null && latest.beganAfter(arrivedNanos)) {
-                mine = latest.result();
+                mine = latest.result;
             } else {
                 for (Running<T> p : running) {
                     if (p.beganAfter(arrivedNanos)) {
-                        mine = p.result();
+                        mine = p.result;
                         break;
                     }
                 }
             }
             if (mine == null && running.size() < maxCalls) {
                 lead = begin(new CompletableFuture<>());
-                mine = lead.result();
+                mine = lead.result;
             } else if (mine == null) {
                 if (next == null) {
                     next = new CompletableFuture<>();
@@ -175,13 +167,13 @@ final class SharedCall<T> {
     /** Runs one call for whoever waits on it, then starts the next one, if requests wait for it. */
     private void run(Running<T> c) {
         try {
-            c.result().complete(new Result<>(Objects.requireNonNull(call.call(), "answer"), null));
+            c.result.complete(new Result<>(Objects.requireNonNull(call.call(), "answer"), null));
         } catch (DockerException e) {
-            c.result().complete(new Result<>(null, e));
+            c.result.complete(new Result<>(null, e));
         } catch (RuntimeException | Error e) {
             // Never leave waiters hanging: each of them fails with it as an internal error.
             LOG.log(System.Logger.Level.ERROR, "lifecycle: a shared engine call failed unexpectedly", e);
-            c.result().completeExceptionally(e);
+            c.result.completeExceptionally(e);
         } finally {
             finish(c);
         }
@@ -192,8 +184,8 @@ final class SharedCall<T> {
         synchronized (lock) {
             running.remove(ended);
             // A call that broke (not a failure the engine reported) answers no later request.
-            if (!ended.result().isCompletedExceptionally()
-                    && (latest == null || !latest.beganAfter(ended.startedNanos()))) {
+            if (!ended.result.isCompletedExceptionally()
+                    && (latest == null || !latest.beganAfter(ended.startedNanos))) {
                 latest = ended;
             }
             if (next != null) {
