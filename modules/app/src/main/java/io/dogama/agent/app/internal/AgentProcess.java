@@ -52,8 +52,8 @@ final class AgentProcess implements AutoCloseable {
     private final int port;
     private final AtomicBoolean stopClaimed = new AtomicBoolean();
 
-    private AgentProcess(AdminConfig config, Clock clock, long startNanos) throws StartupException {
-        Timings timings = new Timings(startNanos);
+    private AgentProcess(AdminConfig config, Clock clock, Timings timings) throws StartupException {
+        long t0 = System.nanoTime();
         TrustedPath.requireFile("secret file", config.secretFile());
         // The socket itself is the engine's (group-writable by design); whoever could replace it would be
         // sent every plan, env values included, and could answer in the engine's name.
@@ -72,6 +72,7 @@ final class AgentProcess implements AutoCloseable {
             DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
         }
         Metrics metrics = Metrics.create();
+        timings.took("paths", t0);
         // The registry open reads its whole file and needs nothing but the config, so it runs on a
         // thread of its own while the rest starts. The thread
         // ends inside this constructor, whatever happens: nothing outlives a failed start.
@@ -99,7 +100,9 @@ final class AgentProcess implements AutoCloseable {
             Catalog catalog = Catalog.embedded();
             t = timings.took("catalog", t);
             PlanPolicy policy = PlanPolicy.create(config, catalog);
+            t = timings.took("policy", t);
             NonceStore nonces = remember(NonceStore.persistent(config.dataDir(), NonceStore.DEFAULT_CAPACITY, clock));
+            t = timings.took("nonces", t);
             Authenticator authenticator = Authenticator.create(secrets, clock, nonces);
             t = timings.took("auth", t);
             // Opened before the server and so closed after it: every request's line is written before it closes.
@@ -200,6 +203,7 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
+        Timings timings = new Timings(t);
         WarmUp warmUp = WarmUp.begin();
         // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
         // for as long as the agent runs, so a runtime others may change is refused before it loads more (the
@@ -212,8 +216,10 @@ final class AgentProcess implements AutoCloseable {
             throw e;
         }
         warmUp.runtimeTrusted();
+        t = timings.took("runtime", t);
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);
+        t = timings.took("config", t);
         Map<String, Path> own = new java.util.LinkedHashMap<>();
         own.put("config file", configFile);
         own.put("java runtime", runtime);
@@ -221,7 +227,8 @@ final class AgentProcess implements AutoCloseable {
         // The same, wherever each is mounted (in a container the agent's files are bind mounts of host folders),
         // for every file and folder of the agent's: the configuration's rules compare the others' paths only.
         MountTable.read(MountTable.SELF).requireApart(config.allowedRoots(), everythingOwn(config, own));
-        return new AgentProcess(config, clock, t);
+        timings.took("mounts", t);
+        return new AgentProcess(config, clock, timings);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.dogama.agent.app.internal;
 
 import io.dogama.agent.http.AgentServer;
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -88,5 +89,10 @@ final class WarmUp {
         } catch (RuntimeException | LinkageError e) {
             // A failed class initialiser fails the main thread's own call again, with this as its cause.
         }
+        // The JDK's management beans (their native library, the VM's management interface): the metrics' memory and
+        // thread gauges, and Helidon's uptime line when the server starts, ask for them next, on the main thread.
+        ManagementFactory.getRuntimeMXBean().getUptime();
+        ManagementFactory.getMemoryMXBean();
+        ManagementFactory.getThreadMXBean();
     }
 }

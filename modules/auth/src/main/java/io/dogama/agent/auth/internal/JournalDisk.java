@@ -207,15 +207,20 @@ interface JournalDisk {
     }
 
     /**
-     * @param dir  a directory
-     * @param glob a file name pattern
-     * @return the matching files, in no particular order
+     * @param dir    a directory
+     * @param prefix the start of the names wanted
+     * @return the files whose name is {@code prefix} followed by at least one character, the first a digit (as the
+     *         glob {@code prefix[0-9]*}, without compiling one into a regular expression at every start), in no
+     *         particular order
      * @throws IOException if the directory cannot be listed
      */
-    static List<Path> list(Path dir, String glob) throws IOException {
+    static List<Path> listNumbered(Path dir, String prefix) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            var matcher = dir.getFileSystem().getPathMatcher("glob:" + glob);
-            return files.filter(p -> matcher.matches(p.getFileName())).toList();
+            return files.filter(p -> {
+                String name = p.getFileName().toString();
+                return name.length() > prefix.length() && name.startsWith(prefix)
+                        && name.charAt(prefix.length()) >= '0' && name.charAt(prefix.length()) <= '9';
+            }).toList();
         }
     }
 }

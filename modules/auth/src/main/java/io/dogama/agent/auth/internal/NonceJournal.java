@@ -202,7 +202,7 @@ final class NonceJournal implements AutoCloseable {
                 throw new AuthException("the nonce journal in " + dir + " is in use by another agent");
             }
             Files.deleteIfExists(dir.resolve(FILE + TEMP_SUFFIX)); // a creation a crash cut short: never used
-            List<Path> files = new ArrayList<>(JournalDisk.list(dir, FILE + ".[0-9]*"));
+            List<Path> files = new ArrayList<>(JournalDisk.listNumbered(dir, FILE + "."));
             files.sort(Comparator.comparingLong(NonceJournal::number));
             if (Files.exists(dir.resolve(FILE))) {
                 files.addFirst(dir.resolve(FILE));

@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * at that moment), and the replaced table stayed there, counted in the RSS, until a full collection.
  * Here a rebuild frees the table it replaces as soon as it is done ({@link #close} frees the last one;
  * a table dropped without it, as tests do, is freed by a cleaner once unreachable).
- * It starts at {@value #INITIAL_SLOTS} slots (768 KiB) and is rebuilt, holding only its live
+ * It starts at {@value #INITIAL_SLOTS} slots (48 KiB) and is rebuilt, holding only its live
  * entries, whenever three quarters of its slots are occupied or fewer than an eighth are live: at
  * twice its live entries (so it grows with the rate and shrinks after a burst), never below the initial size and never above
  * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity; a rebuild whose size would
@@ -52,8 +52,12 @@ final class NonceTable implements AutoCloseable {
     /** Slots the sweep advances per admission, 16. */
     static final int SWEEP_STEPS = 16;
 
-    /** Slots of a new table, 65,536; also the smallest a rebuild makes. */
-    static final int INITIAL_SLOTS = 1 << 16;
+    /**
+     * Slots of a new table, 4,096 (48 KiB); also the smallest a rebuild makes. Small because the JDK zeroes a
+     * new segment in a Java loop, which at start runs in the interpreter: 65,536 slots took 5 to 15 ms of the
+     * start's critical path (docs/performance.md, session 31); the table grows with the rate from here.
+     */
+    static final int INITIAL_SLOTS = 1 << 12;
 
     /** Outcome of {@link #insert}. */
     enum Result { INSERTED, PRESENT, FULL }
