@@ -203,7 +203,6 @@ final class AgentProcess implements AutoCloseable {
      */
     static AgentProcess start(Path configFile, Clock clock) throws StartupException {
         long t = System.nanoTime();
-        Timings timings = new Timings(t);
         WarmUp warmUp = WarmUp.begin();
         // The JVM is running from it already; but lib/modules is read and native libraries are loaded from it
         // for as long as the agent runs, so a runtime others may change is refused before it loads more (the
@@ -216,6 +215,7 @@ final class AgentProcess implements AutoCloseable {
             throw e;
         }
         warmUp.runtimeTrusted();
+        Timings timings = new Timings(t);
         t = timings.took("runtime", t);
         TrustedPath.requireFile("config file", configFile);
         AdminConfig config = readConfig(configFile);

@@ -91,8 +91,12 @@ final class WarmUp {
         }
         // The JDK's management beans (their native library, the VM's management interface): the metrics' memory and
         // thread gauges, and Helidon's uptime line when the server starts, ask for them next, on the main thread.
-        ManagementFactory.getRuntimeMXBean().getUptime();
-        ManagementFactory.getMemoryMXBean();
-        ManagementFactory.getThreadMXBean();
+        try {
+            ManagementFactory.getRuntimeMXBean().getUptime();
+            ManagementFactory.getMemoryMXBean();
+            ManagementFactory.getThreadMXBean();
+        } catch (RuntimeException | LinkageError e) {
+            // Instruments asks again, and reports it.
+        }
     }
 }

@@ -25,7 +25,8 @@ import java.util.TreeMap;
  * entries, whenever three quarters of its slots are occupied or fewer than an eighth are live: at
  * twice its live entries (so it grows with the rate and shrinks after a burst), never below the initial size and never above
  * {@link #slotsFor slotsFor(capacity)}, 18 bytes per nonce of capacity; a rebuild whose size would
- * pass half the full size makes the full size at once, so every smaller table is at most half of it.
+ * pass half the full size makes the full size at once, so every smaller table is at most half of it (or the
+ * initial size, for a capacity under about 5,500).
  * Memory therefore follows the request rate: 100,000 live nonces (about 1,700 req/s over the
  * retention) take 2.4 MB; the default capacity of 2,000,000 at most 36 MB (34.3 MiB) for the table,
  * plus, only while a rebuild runs, the table it replaces (at most 18 MB when growing, 36 MB when

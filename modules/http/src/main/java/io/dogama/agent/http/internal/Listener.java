@@ -5,7 +5,6 @@ import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.http.HttpLimits;
 import io.dogama.agent.lifecycle.AgentOperations;
 import io.dogama.agent.metrics.Metrics;
-import io.helidon.common.SerializationConfig;
 import io.helidon.http.DirectHandler;
 import io.helidon.service.registry.GlobalServiceRegistry;
 import io.helidon.service.registry.ServiceRegistryConfig;
@@ -79,8 +78,6 @@ public final class Listener {
                     .discoverServicesFromServiceLoader(false)
                     .build()).registry());
             io.helidon.config.Config.empty();
-            // The JVM-wide deserialisation filter Helidon installs once, at the first server's start.
-            SerializationConfig.configureRuntime();
         }
 
         private Prepared() {
