@@ -13,7 +13,6 @@ import io.dogama.agent.docker.ContainerSummary;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerNotFoundException;
-import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.HostConfigView;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
@@ -382,68 +381,6 @@ final class Approvals {
         void settle() {
             if (lookUp != null) {
                 lookUp.settle();
-            }
-        }
-    }
-
-    /** An engine call. */
-    @FunctionalInterface
-    private interface EngineCall<T> {
-        T call() throws DockerException;
-    }
-
-    /** One engine call, on a virtual thread of its own, started before its answer is needed. */
-    private static final class EarlyCall<T> {
-        private final Thread thread;
-        // Written by the call's thread before it ends, read only after joining it.
-        private T answer;
-        private Throwable failure;
-
-        private EarlyCall(String name, EngineCall<T> call) {
-            this.thread = Thread.ofVirtual().name(name).unstarted(() -> {
-                try {
-                    answer = call.call();
-                } catch (DockerException | RuntimeException | Error x) {
-                    failure = x;
-                }
-            });
-        }
-
-        static <T> EarlyCall<T> start(String name, EngineCall<T> call) {
-            EarlyCall<T> c = new EarlyCall<>(name, call);
-            c.thread.start();
-            return c;
-        }
-
-        /** @return the engine's answer, or its failure */
-        T answer() throws DockerException {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new DockerUnavailableException("interrupted while waiting for the engine", e);
-            }
-            return switch (failure) {
-                case null -> answer;
-                case DockerException de -> throw de;
-                case RuntimeException re -> throw re;
-                case Error er -> throw er;
-                default -> throw new IllegalStateException("lifecycle: unexpected failure", failure);
-            };
-        }
-
-        /** Waits for the call to end (it is bounded by the engine client's deadline); its answer is not used. */
-        void settle() {
-            boolean interrupted = false;
-            while (thread.isAlive()) {
-                try {
-                    thread.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
             }
         }
     }

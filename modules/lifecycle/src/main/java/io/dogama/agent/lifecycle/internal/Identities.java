@@ -218,7 +218,18 @@ final class Identities {
      * @throws DockerException on an engine failure
      */
     InstanceView view(InstanceRecord r) throws Abort, DockerException {
-        return switch (identify(r.containerId(), Expect.current(r))) {
+        return view(r, identify(r.containerId(), Expect.current(r)));
+    }
+
+    /**
+     * @param r        the record
+     * @param identity the answer of {@link #identify} for {@code r}'s current container, asked after what the
+     *                 view must show had happened
+     * @return the instance as the API shows it
+     * @throws Abort {@code identity_mismatch} if a container under the registered ID is not ours
+     */
+    static InstanceView view(InstanceRecord r, Identity identity) throws Abort {
+        return switch (identity) {
             case Match m -> new InstanceView(Records.summary(r),
                     new InstanceView.ContainerView(m.info().state().status(),
                     m.info().state().startedAt(), m.info().state().exitCode()));

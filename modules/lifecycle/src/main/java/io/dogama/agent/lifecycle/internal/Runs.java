@@ -5,6 +5,7 @@ import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.lifecycle.InstanceView;
+import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.RegistryException;
 import java.util.Optional;
 
@@ -31,12 +32,10 @@ final class Runs {
         Transitions.request(Optional.of(t.state()), Event.START);
         ContainerInfo c = ids.requireCurrent(t.record());
         if (c.state().running()) {
-            settle(t, Event.START);
-            return ids.view(t.record());
+            return settleAndView(t, Event.START);
         }
         mounts.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, Event.START, () -> docker.startContainer(c.id()));
-        return ids.view(t.record());
+        return mutate(t, Event.START, () -> docker.startContainer(c.id()));
     }
 
     InstanceView stop(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
@@ -44,11 +43,9 @@ final class Runs {
         Transitions.request(Optional.of(t.state()), Event.STOP);
         ContainerInfo c = ids.requireCurrent(t.record());
         if (!c.state().running()) {
-            settle(t, Event.STOP);
-            return ids.view(t.record());
+            return settleAndView(t, Event.STOP);
         }
-        mutate(t, Event.STOP, () -> docker.stopContainer(c.id(), timeoutSeconds));
-        return ids.view(t.record());
+        return mutate(t, Event.STOP, () -> docker.stopContainer(c.id(), timeoutSeconds));
     }
 
     InstanceView restart(Tracked t, int timeoutSeconds) throws Abort, DockerException, RegistryException {
@@ -56,8 +53,7 @@ final class Runs {
         Transitions.request(Optional.of(t.state()), Event.RESTART);
         ContainerInfo c = ids.requireCurrent(t.record());
         mounts.revalidateMounts(t.record().canonicalPlan(), c);
-        mutate(t, Event.RESTART, () -> docker.restartContainer(c.id(), timeoutSeconds));
-        return ids.view(t.record());
+        return mutate(t, Event.RESTART, () -> docker.restartContainer(c.id(), timeoutSeconds));
     }
 
     /** The HTTP layer checks the range; checked again so that no other caller can pass a bad value. */
@@ -67,9 +63,24 @@ final class Runs {
         }
     }
 
-    /** The machine persists where the request leads (nothing when the record already says so). */
-    private static void settle(Tracked t, Event request) throws Abort, RegistryException {
-        Transitions.fire(t, r -> r, Optional.empty(), request);
+    /**
+     * The machine persists where the request leads (nothing when the record already says so), and the answer
+     * shows the container as inspected after that: the inspect runs beside the registry's write (it reads the
+     * engine, the write goes to the agent's disk, and the record's container and labels are the same before and
+     * after it), begun after the engine acted, and the answer waits for both. A failed write fails the request
+     * as before; its inspect is waited for and not used.
+     */
+    private InstanceView settleAndView(Tracked t, Event request) throws Abort, DockerException, RegistryException {
+        InstanceRecord before = t.record();
+        EarlyCall<Identities.Identity> look = EarlyCall.start("dogama-answer-inspect",
+                () -> ids.identify(before.containerId(), Identities.Expect.current(before)));
+        try {
+            Transitions.fire(t, r -> r, Optional.empty(), request);
+        } catch (Abort | RegistryException | RuntimeException | Error e) {
+            look.settle();
+            throw e;
+        }
+        return Identities.view(t.record(), look.answer());
     }
 
     @FunctionalInterface
@@ -83,9 +94,9 @@ final class Runs {
      * (or a lost answer) after the engine acted leaves the record one state behind the container;
      * inspect reports the container's real status and the request may be repeated (idempotent).
      */
-    private static void mutate(Tracked t, Event request, EngineCall call)
+    private InstanceView mutate(Tracked t, Event request, EngineCall call)
             throws Abort, DockerException, RegistryException {
         call.run();
-        settle(t, request);
+        return settleAndView(t, request);
     }
 }
