@@ -65,10 +65,10 @@ final class Runs {
 
     /**
      * The machine persists where the request leads (nothing when the record already says so), and the answer
-     * shows the container as inspected after that: the inspect runs beside the registry's write (it reads the
-     * engine, the write goes to the agent's disk, and the record's container and labels are the same before and
-     * after it), begun after the engine acted, and the answer waits for both. A failed write fails the request
-     * as before; its inspect is waited for and not used.
+     * shows the record as written and the container as inspected after the engine acted. That inspect runs beside
+     * the registry's write, not after it: it reads the engine, the write goes to the agent's disk, and the write
+     * changes only the record's state (its container ID and labels, which the inspect checks, stay as they were).
+     * The answer waits for both. A failed write fails the request as before, once its inspect has ended.
      */
     private InstanceView settleAndView(Tracked t, Event request) throws Abort, DockerException, RegistryException {
         InstanceRecord before = t.record();
