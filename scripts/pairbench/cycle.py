@@ -9,9 +9,10 @@ client's create and delete medians and, for the counted pairs only, read from th
     (dogama_lifecycle_operation_duration_seconds: the dispatch, without the front door and the audit
     lines);
   - with PAIRS_START=1 each pair also starts and stops its instance, and the same is printed for those;
-  - a create's and a delete's own part: the operation's mean minus the means of its engine calls that
-    run one after the other with it (the engine's create; a delete's inspect and remove). Both are
-    paired within one run, so the engine's drift between runs cancels out of them;
+  - each operation's own part: the operation's mean minus the means of its engine calls that run one
+    after the other with it (the engine's create; a start's or stop's identity inspect and its engine
+    call; a delete's inspect and remove). All are paired within one run, so the engine's drift between
+    runs cancels out of them;
   - a create's and a delete's front door: the client's mean minus the operation's.
 Usage (through scripts/cyclebench, which gives the first five arguments): cycle.py PORT SECRET SOCKET ROOT NETWORK [N]"""
 import base64, collections, datetime, hashlib, hmac, http.client, json, os, re, secrets, statistics, subprocess, sys, time
@@ -110,8 +111,10 @@ for k in sorted(m1):
 print("own part of a create: %.3f ms" % (mean("create/ok") - mean("POST /containers/create")))
 if WITH_START:
     for op in ("start", "stop"):
+        # One inspect runs one after the other with it (the identity check); the answer's runs beside the
+        # registry's write since session 32 (before, both were subtracted).
         print("own part of a %s: %.3f ms" % (op, mean(op + "/ok") - mean("POST /containers/{container}/" + op)
-                                              - 2 * mean("GET /containers/{container}/json")))
+                                              - mean("GET /containers/{container}/json")))
 print("own part of a delete: %.3f ms" % (mean("delete/ok") - mean("DELETE /containers/{container}")
                                          - mean("GET /containers/{container}/json")))
 # Everything the client waited for outside the operation: the connection, the signed request's checks and its
