@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Outcome;
@@ -19,7 +18,6 @@ import io.dogama.agent.registry.CasResult;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -88,13 +86,7 @@ class AnswerInspectTest {
         Thread starting = Thread.ofVirtual().start(() -> outcome.set(ops.start(id)));
         assertTrue(registry.failed.await(WAIT_SECONDS, TimeUnit.SECONDS), "the write never failed");
         // The answer's inspect is held: without waiting for it, the failure would be answered while it runs.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (starting.isAlive() && !inSettle(starting)) {
-            if (System.nanoTime() > deadline) {
-                fail("the start neither ended nor waited for its answer's inspect");
-            }
-            Thread.onSpinWait();
-        }
+        Harness.awaitEndOrSettle(starting, "the start neither ended nor waited for its answer's inspect");
         assertTrue(starting.isAlive(), "the failure was answered while the answer's inspect was still running");
         engine.release.countDown();
         starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
@@ -109,15 +101,10 @@ class AnswerInspectTest {
         return "dogama-" + instanceId;
     }
 
-    private static boolean inSettle(Thread t) {
-        return Arrays.stream(t.getStackTrace())
-                .anyMatch(f -> f.getClassName().endsWith(".EarlyCall") && f.getMethodName().equals("settle"));
-    }
-
     /** The real engine; each start or stop arms {@link #answerInspect}, which the next inspect counts down. */
     private static final class Watched extends ForwardingEngine {
         volatile CountDownLatch answerInspect;
-        /** Each inspect after a start or stop waits for it. */
+        /** Each inspect after a start or stop waits for it (bounded: {@link Harness#await}). */
         final CountDownLatch release = new CountDownLatch(1);
 
         Watched(DockerEngine real) {
@@ -141,14 +128,7 @@ class AnswerInspectTest {
             CountDownLatch after = answerInspect;
             if (after != null) {
                 after.countDown();
-                try {
-                    if (!release.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                        throw new AssertionError("the answer's inspect was never released");
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new AssertionError("interrupted", e);
-                }
+                Harness.await(release);
             }
             return real.inspectContainer(idOrName);
         }

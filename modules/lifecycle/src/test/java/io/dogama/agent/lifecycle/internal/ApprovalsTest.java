@@ -37,7 +37,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -221,13 +220,7 @@ class ApprovalsTest {
         });
         assertTrue(engine.imageStarted.await(WAIT_SECONDS, TimeUnit.SECONDS), "the image look-up never began");
         // Without waiting for the look-up, the refusal would be answered while it is still held.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (approving.isAlive() && !inSettle(approving)) {
-            if (System.nanoTime() > deadline) {
-                fail("the approval neither ended nor waited for its image look-up");
-            }
-            Thread.onSpinWait();
-        }
+        Harness.awaitEndOrSettle(approving, "the approval neither ended nor waited for its image look-up");
         assertTrue(approving.isAlive(), "answered while its image look-up was still running: " + engine.events);
         engine.release.countDown();
         approving.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
@@ -405,13 +398,7 @@ class ApprovalsTest {
         });
         assertTrue(engine.networkStarted.await(WAIT_SECONDS, TimeUnit.SECONDS), "the network look-up never began");
         // Without waiting for the look-up, the refusal would be answered while it is still held.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (approving.isAlive() && !inSettle(approving)) {
-            if (System.nanoTime() > deadline) {
-                fail("the approval neither ended nor waited for its network look-up");
-            }
-            Thread.onSpinWait();
-        }
+        Harness.awaitEndOrSettle(approving, "the approval neither ended nor waited for its network look-up");
         assertTrue(approving.isAlive(), "answered while its network look-up was still running: " + engine.events);
         engine.networkRelease.countDown();
         approving.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
@@ -452,10 +439,6 @@ class ApprovalsTest {
         approved.networks().resolve(engine, approved.plan().spec().networks());
 
         assertEquals(List.of(h.network, h.network), engine.networkLookups, "the create used the look-up made before the pull");
-    }
-
-    private static boolean inSettle(Thread t) {
-        return Arrays.stream(t.getStackTrace()).anyMatch(f -> f.getMethodName().equals("settle"));
     }
 
     @FunctionalInterface

@@ -219,6 +219,25 @@ final class Harness implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits (bounded by {@link #STEP_WAIT_SECONDS}) until {@code t} has ended or waits in {@link EarlyCall#settle} for
+     * an engine call it began; fails with {@code failure} if neither comes. The caller then asks which it was.
+     */
+    static void awaitEndOrSettle(Thread t, String failure) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STEP_WAIT_SECONDS);
+        while (t.isAlive() && !inSettle(t)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(failure);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static boolean inSettle(Thread t) {
+        return java.util.Arrays.stream(t.getStackTrace()).anyMatch(
+                f -> f.getClassName().equals(EarlyCall.class.getName()) && f.getMethodName().equals("settle"));
+    }
+
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
