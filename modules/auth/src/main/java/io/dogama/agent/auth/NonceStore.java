@@ -104,6 +104,16 @@ public final class NonceStore implements AutoCloseable {
         return memory.size();
     }
 
+    /** @return requests refused {@code busy} because the memory held its capacity (raise it, SPEC section 3) */
+    public long refusedFull() {
+        return memory.refusedFull();
+    }
+
+    /** @return requests refused {@code busy} because their nonce was not on disk in time (look at the disk) */
+    public long refusedStalled() {
+        return memory.refusedStalled();
+    }
+
     /** @return the instant before which this memory knows nothing; older requests are refused as stale */
     public Instant rememberedSince() {
         return memory.since();

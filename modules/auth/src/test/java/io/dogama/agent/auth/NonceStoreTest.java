@@ -215,8 +215,12 @@ class NonceStoreTest {
         }
         try (NonceStore store = NonceStore.persistent(dir, 2, clock)) {
             assertEquals(5, store.size());
+            assertEquals(0, store.refusedFull());
             assertEquals(Admission.FULL, store.admit(nonce(9), T0));
             assertEquals(Admission.REPLAYED, store.admit(nonce(4), T0));
+            // Counted for the metrics, apart from other refusals: an operator must tell a full memory from a slow disk.
+            assertEquals(1, store.refusedFull());
+            assertEquals(0, store.refusedStalled());
         }
     }
 

@@ -88,6 +88,8 @@ class MetricsE2ETest {
         assertEquals(0, value(text, "dogama_registry_records"));
         assertEquals(50, value(text, "dogama_registry_capacity"));
         assertTrue(value(text, "dogama_nonce_memory_entries") >= 3);
+        assertEquals(0, value(text, "dogama_nonce_memory_full_total"));
+        assertEquals(0, value(text, "dogama_nonce_memory_stalled_total"));
         assertEquals(1, value(text, "dogama_audit_writable"));
         assertEquals(0, value(text, "dogama_audit_errors_total"));
         assertTrue(value(text, "dogama_audit_last_sequence") >= 4);

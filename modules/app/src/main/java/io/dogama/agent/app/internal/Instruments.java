@@ -61,6 +61,11 @@ final class Instruments {
         metrics.gauge("dogama_nonce_memory_entries", "Nonces remembered for replay defense.", nonces::size);
         metrics.gauge("dogama_nonce_memory_capacity", "Most nonces remembered; when full, requests get 503 busy.",
                 () -> nonceCapacity);
+        metrics.counter("dogama_nonce_memory_full_total",
+                "Requests refused 503 busy because the nonce memory held its capacity.", nonces::refusedFull);
+        metrics.counter("dogama_nonce_memory_stalled_total",
+                "Requests refused 503 busy because their nonce was not on disk within the durable wait.",
+                nonces::refusedStalled);
         metrics.gauge("dogama_audit_writable", "1 while the audit log can be written; 0 means mutations are refused.",
                 () -> audit.writable() ? 1 : 0);
         metrics.counter("dogama_audit_lines_total", "Audit lines written since start.", audit::written);

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -81,6 +82,10 @@ public final class NonceMemory implements AutoCloseable {
     private boolean noSpace;
     private Batch open = new Batch();
     private boolean closed;
+    /** Admissions refused {@link Admission#FULL}: the capacity is too small for the request rate. */
+    private final LongAdder full = new LongAdder();
+    /** Admissions refused {@link Admission#STALLED}: the disk did not keep up (or was full). */
+    private final LongAdder stalled = new LongAdder();
 
     /** Journal lines that one force makes durable, and the admissions waiting for it. */
     private static final class Batch {
@@ -215,6 +220,26 @@ public final class NonceMemory implements AutoCloseable {
      * @return the admission
      */
     public Admission admit(String nonce, Instant timestamp) {
+        Admission a = decide(nonce, timestamp);
+        if (a == Admission.FULL) {
+            full.increment();
+        } else if (a == Admission.STALLED) {
+            stalled.increment();
+        }
+        return a;
+    }
+
+    /** @return admissions refused as {@link Admission#FULL} since the memory was made */
+    public long refusedFull() {
+        return full.sum();
+    }
+
+    /** @return admissions refused as {@link Admission#STALLED} since the memory was made */
+    public long refusedStalled() {
+        return stalled.sum();
+    }
+
+    private Admission decide(String nonce, Instant timestamp) {
         if (timestamp.isBefore(since)) {
             return Admission.BEFORE_MEMORY;
         }

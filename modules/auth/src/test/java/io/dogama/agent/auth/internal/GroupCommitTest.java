@@ -210,6 +210,8 @@ class GroupCommitTest {
             assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(200) && waited < TimeUnit.SECONDS.toNanos(BOUND_SECONDS),
                     "waited " + waited + " ns");
             assertEquals(Admission.REPLAYED, m.admit(nonce(1), T0));
+            assertEquals(1, m.refusedStalled());
+            assertEquals(0, m.refusedFull());
             release.countDown();
             // The disk recovers: later admissions are durable and acknowledged again.
             assertEquals(Admission.ADMITTED, m.admit(nonce(2), T0));
@@ -348,6 +350,7 @@ class GroupCommitTest {
             // The limit is reached: refused without waiting for the disk, and not remembered.
             assertEquals(Admission.STALLED, m.admit(nonce(3), T0));
             assertEquals(3, m.size());
+            assertEquals(1, m.refusedStalled());
             release.countDown();
             for (Future<Admission> f : List.of(first, second, third)) {
                 assertEquals(Admission.ADMITTED, f.get(BOUND_SECONDS, TimeUnit.SECONDS));
