@@ -15,7 +15,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -72,6 +74,9 @@ class ProcessE2ETest {
         assertTrue(flags.contains("-XX:-UsePerfData"), flags);
         Path perfData = Path.of("/tmp", "hsperfdata_" + System.getProperty("user.name"), String.valueOf(p.pid()));
         assertFalse(Files.exists(perfData, LinkOption.NOFOLLOW_LINKS), perfData + " exists");
+        // The JIT's compiler threads at nice 10, every other thread at the launcher's own nice (jlink/pom.xml says
+        // why): read from the kernel, thread by thread.
+        assertEquals(Map.of("compiler", Set.of(10), "other", Set.of(ownNice())), threadNices(p.pid()));
         // No compiler, no expression language (squirrel names it: jlink/src/module-info/squirrel.foundation) and no
         // library that reaches native code or raw memory besides junixsocket in the runtime this agent runs on.
         String modules = run(List.of(java.toString(), "--list-modules"), Map.of()).output();
@@ -453,5 +458,27 @@ class ProcessE2ETest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** @return the nice values of a process's threads: its JIT compiler threads, and all the others */
+    private static Map<String, Set<Integer>> threadNices(long pid) throws IOException {
+        Map<String, Set<Integer>> nices = new TreeMap<>();
+        try (var tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                String stat = Files.readString(task.resolve("stat"));
+                // The name (field 2) is in parentheses and may hold blanks: the fields after it follow its ")".
+                String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                String kind = name.matches("C[12] CompilerThre.*") ? "compiler" : "other";
+                nices.computeIfAbsent(kind, k -> new TreeSet<>()).add(Integer.parseInt(after[16]));
+            }
+        }
+        return nices;
+    }
+
+    /** @return this test's own nice, which the launcher and the agent's JVM inherit */
+    private static int ownNice() throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/stat"));
+        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
     }
 }
