@@ -34,9 +34,6 @@ import org.junit.jupiter.api.Test;
  * both, and a failed write fails the request only once that inspect has ended.
  */
 class AnswerInspectTest {
-    /** Longest any step of these tests waits for another. */
-    private static final long WAIT_SECONDS = 20;
-
     private Harness h;
     private Watched engine;
 
@@ -84,12 +81,12 @@ class AnswerInspectTest {
 
         AtomicReference<Outcome<InstanceView>> outcome = new AtomicReference<>();
         Thread starting = Thread.ofVirtual().start(() -> outcome.set(ops.start(id)));
-        assertTrue(registry.failed.await(WAIT_SECONDS, TimeUnit.SECONDS), "the write never failed");
+        assertTrue(registry.failed.await(Harness.STEP_WAIT_SECONDS, TimeUnit.SECONDS), "the write never failed");
         // The answer's inspect is held: without waiting for it, the failure would be answered while it runs.
         Harness.awaitEndOrSettle(starting, "the start neither ended nor waited for its answer's inspect");
         assertTrue(starting.isAlive(), "the failure was answered while the answer's inspect was still running");
         engine.release.countDown();
-        starting.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        starting.join(TimeUnit.SECONDS.toMillis(Harness.STEP_WAIT_SECONDS));
         assertFalse(starting.isAlive(), "the start did not end once its inspect did");
         Outcome.Failed<?> f = assertInstanceOf(Outcome.Failed.class, outcome.get());
         assertEquals(ProblemCode.INTERNAL_ERROR, f.code(), "the registry's failure, not the inspect's answer");
@@ -155,7 +152,7 @@ class AnswerInspectTest {
                     throw new RegistryException("test: the write of RUNNING fails");
                 }
                 try {
-                    writes.add(next.state() + (inspect.await(WAIT_SECONDS, TimeUnit.SECONDS)
+                    writes.add(next.state() + (inspect.await(Harness.STEP_WAIT_SECONDS, TimeUnit.SECONDS)
                             ? ", its answer's inspect begun" : ", its answer's inspect not begun"));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
