@@ -5,25 +5,21 @@ import io.dogama.agent.audit.internal.KeyFile;
 import io.dogama.agent.audit.internal.Tail;
 import io.dogama.agent.audit.internal.Verifier;
 import io.dogama.agent.audit.internal.Writer;
-import io.dogama.agent.core.KeyFiles;
+import io.dogama.agent.core.LockFiles;
 import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -127,35 +123,15 @@ public final class AuditLog implements AutoCloseable {
     }
 
     private static FileChannel lock(Path dir) throws AuditException {
-        FileChannel ch;
         try {
-            RegularFiles.requireIfPresent(dir.resolve(LOCK_FILE_NAME)); // opened to write, a FIFO would hang
-        } catch (RegularFiles.NotRegular e) {
+            return LockFiles.acquire(dir.resolve(LOCK_FILE_NAME)).channel();
+        } catch (LockFiles.InUse e) {
+            throw new AuditException("the audit log in " + dir + " is in use by another agent", e);
+        } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
             throw new AuditException("the lock file: " + e.getMessage(), e);
         } catch (IOException e) {
-            throw new AuditException("the lock file in " + dir + " cannot be read", e);
+            throw new AuditException("the lock file in " + dir + " cannot be opened or locked", e);
         }
-        try {
-            ch = FileChannel.open(dir.resolve(LOCK_FILE_NAME), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(
-                            KeyFiles.MODE));
-        } catch (IOException e) {
-            throw new AuditException("the lock file in " + dir + " cannot be opened", e);
-        }
-        FileLock held;
-        try {
-            held = ch.tryLock();
-        } catch (OverlappingFileLockException e) {
-            held = null; // held by this process already
-        } catch (IOException e) {
-            closeQuietly(ch);
-            throw new AuditException("the lock file in " + dir + " cannot be locked", e);
-        }
-        if (held == null) {
-            closeQuietly(ch);
-            throw new AuditException("the audit log in " + dir + " is in use by another agent");
-        }
-        return ch;
     }
 
     private static void closeQuietly(FileChannel ch) {

@@ -551,6 +551,26 @@ class AuditLogTest {
         assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
     }
 
+    /**
+     * The lock file made a hard link to the audit key (or to a log file): its POSIX lock would be dropped the first
+     * time the agent closed that file, and a second agent could then write the same folder. Refused at the start.
+     */
+    @Test
+    void aLockFileWithASecondNameRefusesTheStart() throws Exception {
+        write(1, 1 << 20);
+        Path lock = dir().resolve(AuditLog.LOCK_FILE_NAME);
+        Files.delete(lock);
+        Files.createLink(lock, key());
+        AuditException e = assertThrows(AuditException.class,
+                () -> AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC()).close());
+        assertTrue(e.getMessage().contains("2 names"), e.getMessage());
+        Files.delete(lock);
+        try (AuditLog next = AuditLog.open(dir(), 1 << 20, key(), Clock.systemUTC())) {
+            assertTrue(next.record(event(2)), "starts once the second name is gone");
+        }
+        assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
+    }
+
     @Test
     void unauthenticatedRefusalsAreRateLimited() throws Exception {
         Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);

@@ -71,6 +71,26 @@ class PlantedJournalEntriesTest {
         assertArrayEquals("x".getBytes(StandardCharsets.US_ASCII), Files.readAllBytes(existing));
     }
 
+    /**
+     * The lock file made a hard link to the journal: its POSIX lock would be dropped the first time the agent closed
+     * the journal (at the first segment change), and a second agent could then share it. Refused at the start.
+     */
+    @Test
+    void aLockFileWithASecondNameRefusesTheStart() throws Exception {
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(0, store.size());
+        }
+        Path lock = dir.resolve("nonces.lock");
+        Files.delete(lock);
+        Files.createLink(lock, dir.resolve("nonces.journal"));
+        AuthException e = assertThrows(AuthException.class, () -> NonceStore.persistent(dir, 10, clock).close());
+        assertTrue(e.getMessage().contains("nonces.lock") && e.getMessage().contains("2 names"), e.getMessage());
+        Files.delete(lock);
+        try (NonceStore store = NonceStore.persistent(dir, 10, clock)) {
+            assertEquals(0, store.size(), "starts once the second name is gone");
+        }
+    }
+
     private static void mkfifo(Path at) throws Exception {
         Process p = new ProcessBuilder("mkfifo", at.toString()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

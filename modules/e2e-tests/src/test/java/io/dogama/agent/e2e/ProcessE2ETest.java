@@ -180,6 +180,31 @@ class ProcessE2ETest {
     }
 
     /**
+     * Each of the three lock files made a hard link to a file the agent reads and closes: its POSIX lock would be
+     * dropped at the first close of that file, and a second agent could open the same files. The real agent refuses
+     * to start and names the file; it starts again once the second name is gone.
+     */
+    @Test
+    void aLockFileWithASecondNameRefusesTheStart() throws Exception {
+        Path data = e2e.dataDir();
+        e2e.stopAgent();
+        Map<String, String> planted = Map.of("registry.lock", "registry.key", "nonces.lock", "nonces.journal",
+                "audit/audit.lock", "audit.key");
+        for (Map.Entry<String, String> p : planted.entrySet()) {
+            Path lock = data.resolve(p.getKey());
+            Files.delete(lock);
+            Files.createLink(lock, data.resolve(p.getValue()));
+            Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", e2e.config().toString()),
+                    Map.of());
+            assertEquals(REFUSED_STATUS, refused.status(), p + ": " + refused.output());
+            assertTrue(refused.output().contains(lock + " has 2 names"), p + ": " + refused.output());
+            Files.delete(lock);
+        }
+        e2e.ensureRunning();
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
+    /**
      * A configured audit folder outside the data directory is the agent's own as the data directory is:
      * writable by others, someone could remove its lines.
      */

@@ -2,19 +2,18 @@ package io.dogama.agent.auth.internal;
 
 import io.dogama.agent.auth.AuthException;
 import io.dogama.agent.auth.Authenticator;
+import io.dogama.agent.core.LockFiles;
 import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -22,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The durable form of the nonce memory: a sequence of segment files in the data directory, each a
@@ -189,18 +187,15 @@ final class NonceJournal implements AutoCloseable {
         boolean ranBefore = Files.exists(dir.resolve(LOCK_FILE));
         FileChannel lockChannel = null;
         try {
-            RegularFiles.requireIfPresent(dir.resolve(LOCK_FILE)); // opened to write, a FIFO would hang the start
-            lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), Set.of(StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), JournalDisk.OWNER_ONLY);
             FileLock lock;
             try {
-                lock = lockChannel.tryLock();
-            } catch (OverlappingFileLockException e) {
-                lock = null;
-            }
-            if (lock == null) {
+                lock = LockFiles.acquire(dir.resolve(LOCK_FILE));
+            } catch (LockFiles.InUse e) {
                 throw new AuthException("the nonce journal in " + dir + " is in use by another agent");
+            } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
+                throw new AuthException("the nonce journal's lock file: " + e.getMessage());
             }
+            lockChannel = lock.channel();
             Files.deleteIfExists(dir.resolve(FILE + TEMP_SUFFIX)); // a creation a crash cut short: never used
             List<Path> files = new ArrayList<>(JournalDisk.listNumbered(dir, FILE + "."));
             files.sort(Comparator.comparingLong(NonceJournal::number));

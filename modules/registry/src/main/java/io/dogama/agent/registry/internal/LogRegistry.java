@@ -1,6 +1,7 @@
 package io.dogama.agent.registry.internal;
 
 import io.dogama.agent.core.Ids;
+import io.dogama.agent.core.LockFiles;
 import io.dogama.agent.core.RegularFiles;
 import io.dogama.agent.registry.CasResult;
 import io.dogama.agent.registry.InstanceRecord;
@@ -14,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -258,20 +258,17 @@ public final class LogRegistry implements Registry {
             throw new RegistryException("data directory does not exist or is not a directory");
         }
         Path dir = dataDir.toAbsolutePath();
-        FileChannel lockChannel = null;
         FileLock lock;
         try {
-            lockChannel = PrivateFiles.openOrCreate(dir.resolve(LOCK_FILE));
-            lock = lockChannel.tryLock();
-        } catch (IOException | OverlappingFileLockException e) {
-            closeQuietly(lockChannel);
+            lock = LockFiles.acquire(dir.resolve(LOCK_FILE));
+        } catch (LockFiles.InUse e) {
             throw new RegistryException("the registry is already open (lock file " + LOCK_FILE + ")", e);
+        } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
+            throw new RegistryException("the lock file: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new RegistryException("the lock file " + LOCK_FILE + " cannot be opened or locked", e);
         }
-        if (lock == null) {
-            closeQuietly(lockChannel);
-            throw new RegistryException("the registry is already open in another process (lock file " + LOCK_FILE
-                    + ")");
-        }
+        FileChannel lockChannel = lock.channel();
         try {
             return openLocked(dir, maxInstances, lockChannel, lock);
         } catch (RegistryException | RuntimeException e) {

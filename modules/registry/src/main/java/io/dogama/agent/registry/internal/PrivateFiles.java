@@ -1,10 +1,6 @@
 package io.dogama.agent.registry.internal;
 
-import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -33,16 +29,6 @@ final class PrivateFiles {
     /** @return the 0600 attribute for a creating call */
     static FileAttribute<Set<PosixFilePermission>> mode() {
         return PosixFilePermissions.asFileAttribute(EnumSet.copyOf(MODE));
-    }
-
-    /**
-     * Opens {@code file} for writing, creating it with mode 0600 if it does not exist; never through a link, and
-     * never a FIFO or a device in its place (checked before the open: a FIFO would hang it).
-     */
-    static FileChannel openOrCreate(Path file) throws IOException {
-        RegularFiles.requireIfPresent(file);
-        return FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS), mode());
     }
 
     /**

@@ -78,4 +78,20 @@ class PlantedRegistryEntriesTest {
         assertThrows(RegistryException.class, () -> Registry.open(data, 10).close());
         assertArrayEquals("x".getBytes(StandardCharsets.US_ASCII), Files.readAllBytes(existing));
     }
+
+    /**
+     * The lock file made a hard link to the key: reading the key at the open closes a descriptor of the lock's
+     * inode, which drops the POSIX lock, and a second agent could then open the same registry. Refused.
+     */
+    @Test
+    void aLockFileWithASecondNameRefusesTheOpen() throws Exception {
+        Registry.open(dir, 10).close();
+        Path lock = dir.resolve("registry.lock");
+        Files.delete(lock);
+        Files.createLink(lock, dir.resolve("registry.key"));
+        RegistryException e = assertThrows(RegistryException.class, () -> Registry.open(dir, 10).close());
+        assertTrue(e.getMessage().contains("2 names"), e.getMessage());
+        Files.delete(lock);
+        Registry.open(dir, 10).close();
+    }
 }

@@ -1,0 +1,93 @@
+package io.dogama.agent.core;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The one lock the agent's file stores take: exclusive, of a regular file of mode 0600 that has no other name. */
+class LockFilesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aNewLockFileIsMadeWithMode0600AndHeldUntilReleased() throws Exception {
+        Path file = dir.resolve("x.lock");
+        FileLock lock = LockFiles.acquire(file);
+        try (FileChannel ch = lock.channel()) {
+            assertTrue(lock.isValid() && ch.isOpen());
+            assertFalse(lock.isShared());
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            assertThrows(LockFiles.InUse.class, () -> LockFiles.acquire(file));
+        }
+        assertFalse(lock.isValid(), "closing the channel releases the lock");
+        try (FileChannel again = LockFiles.acquire(file).channel()) {
+            assertTrue(again.isOpen(), "a released lock can be taken again");
+        }
+    }
+
+    /**
+     * A lock file that is a hard link to a file the agent reads (here its key) would lose its POSIX lock the first
+     * time that file is closed: refused, and nothing is left held, so that removing the link is all it takes.
+     */
+    @Test
+    void aLockFileWithASecondNameIsRefusedAndLeftUnlocked() throws Exception {
+        Path key = Files.writeString(dir.resolve("x.key"), "secret", StandardCharsets.US_ASCII);
+        Path file = dir.resolve("x.lock");
+        Files.createLink(file, key);
+        LockFiles.NotSole refused = assertThrows(LockFiles.NotSole.class, () -> LockFiles.acquire(file));
+        assertTrue(refused.getMessage().contains("2 names"), refused.getMessage());
+        assertFalse(refused.getMessage().contains("secret"));
+        assertArrayEquals("secret".getBytes(StandardCharsets.US_ASCII), Files.readAllBytes(key), "key untouched");
+
+        Files.delete(file);
+        try (FileChannel ch = LockFiles.acquire(file).channel()) {
+            assertTrue(ch.isOpen(), "the refused attempt left no lock behind");
+        }
+        // The other way round: the lock file made first, a second name given to it afterwards.
+        Files.createLink(dir.resolve("elsewhere"), file);
+        assertThrows(LockFiles.NotSole.class, () -> LockFiles.acquire(file));
+    }
+
+    @Test
+    void aSymbolicLinkInPlaceOfTheLockFileIsNeverFollowed() throws Exception {
+        Path target = dir.resolve("made-through-the-link");
+        Files.createSymbolicLink(dir.resolve("x.lock"), target);
+        assertThrows(RegularFiles.NotRegular.class, () -> LockFiles.acquire(dir.resolve("x.lock")));
+        assertFalse(Files.exists(target, LinkOption.NOFOLLOW_LINKS), "nothing made through the link");
+    }
+
+    @Test
+    void aFifoInPlaceOfTheLockFileIsRefusedWithoutOpeningIt() throws Exception {
+        Path file = dir.resolve("x.lock");
+        Process p = new ProcessBuilder("mkfifo", file.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "mkfifo did not finish");
+        assertEquals(0, p.exitValue(), "mkfifo failed");
+        // Opened to write, a FIFO blocks until a reader comes: run apart, with a bound.
+        CompletableFuture<Throwable> r = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                LockFiles.acquire(file).channel().close();
+                r.complete(null);
+            } catch (Throwable t) {
+                r.complete(t);
+            }
+        });
+        assertInstanceOf(RegularFiles.NotRegular.class, r.get(30, TimeUnit.SECONDS));
+    }
+}
