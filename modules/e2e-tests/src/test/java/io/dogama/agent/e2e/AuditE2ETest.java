@@ -240,4 +240,43 @@ class AuditE2ETest {
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals(200, e2e.wire().get("/v1/health").status());
     }
+
+    /**
+     * The registry lost while the agent is stopped (its file and key removed, as a data volume made anew leaves it):
+     * the instance's container keeps running on its folder and port. The new agent neither lists nor touches it
+     * (SPEC 5), but its start writes a reconcile line naming the instance ({@code unregistered_container}) and warns.
+     */
+    @Test
+    void aContainerNoRecordNamesIsAuditedAtTheStartAndNeverTouched() throws Exception {
+        e2e.restart();
+        Plans.Plan plan = e2e.plan(e2e.instanceId("unregistered"));
+        assertEquals(201, e2e.wire().post("/v1/instances", plan.json()).status());
+        assertEquals(200, e2e.wire().post("/v1/instances/" + plan.id() + "/start").status());
+        String name = "dogama-" + plan.id();
+        Map<String, Object> before = e2e.engine().inspect(name);
+        e2e.stopAgent();
+        Files.delete(e2e.dataDir().resolve("registry.dat"));
+        Files.delete(e2e.dataDir().resolve("registry.key"));
+        try {
+            e2e.launchWith(RepoLayout.agentLauncher());
+            String told = "\"kind\":\"reconcile\",\"route\":\"startup\",\"instanceId\":\"" + plan.id()
+                    + "\",\"outcome\":\"unregistered_container\"";
+            assertEquals(1, all(auditDir()).lines().filter(l -> l.contains(told)).count(), all(auditDir()));
+            assertTrue(e2e.logText().contains("1 container(s) carry the agent's labels for an instance no registry "
+                    + "record names"), e2e.logText());
+            Wire.Response list = e2e.wire().get("/v1/instances");
+            assertEquals(200, list.status());
+            assertFalse(list.body().contains(plan.id()), "never listed: " + list.body());
+            assertEquals(404, e2e.wire().get("/v1/instances/" + plan.id()).status());
+            Map<String, Object> after = e2e.engine().inspect(name);
+            assertEquals(before.get("Id"), after.get("Id"), "the same container");
+            assertEquals(before.get("State"), after.get("State"), "never stopped, restarted or changed");
+            e2e.stopAgent();
+            Run verified = tool("audit", "verify", "--config", e2e.config().toString());
+            assertEquals(0, verified.exit(), verified::toString);
+        } finally {
+            e2e.engine().run("rm", "-f", name);
+            e2e.ensureRunning();
+        }
+    }
 }

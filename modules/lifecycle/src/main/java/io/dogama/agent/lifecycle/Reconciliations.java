@@ -1,7 +1,8 @@
 package io.dogama.agent.lifecycle;
 
 /**
- * Told what the start-up reconciliation did to each record (for the audit log, SPEC section 14).
+ * Told what the start-up reconciliation did to each record, and of each container with the agent's labels that no
+ * record names (for the audit log, SPEC section 14).
  * Called on the starting thread, once per action; it must not throw (a throw is logged and ignored).
  */
 @FunctionalInterface
@@ -33,7 +34,12 @@ public interface Reconciliations {
         /** The container under the registered ID is not the instance's; not touched. */
         CONTAINER_NOT_OURS,
         /** A settled instance's container runs when it should not, or the reverse; only logged. */
-        STATE_DRIFT;
+        STATE_DRIFT,
+        /**
+         * A container carries the agent's labels for an instance no record names (a lost or rolled-back registry);
+         * never touched. Told with the instance ID its label gives.
+         */
+        UNREGISTERED_CONTAINER;
 
         /** @return the lower-case code written in the audit line */
         public String code() {

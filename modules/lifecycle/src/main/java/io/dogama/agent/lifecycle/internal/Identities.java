@@ -184,6 +184,17 @@ final class Identities {
     }
 
     /**
+     * Every container with the agent's managed label, whoever made it, for the start-up report of those no record
+     * names ({@code Reconciler}); never acted on.
+     *
+     * @return their summaries
+     * @throws DockerException on an engine failure
+     */
+    List<ContainerSummary> managed() throws DockerException {
+        return docker.listContainersByLabel(Labels.MANAGED, "true");
+    }
+
+    /**
      * Removes a container; one already gone is fine.
      *
      * @param id container ID

@@ -1,12 +1,17 @@
 package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.core.Labels;
+import io.dogama.agent.docker.ContainerSummary;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.Registry;
 import io.dogama.agent.registry.RegistryException;
 import java.lang.System.Logger.Level;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The start-up reconciliation of SPEC 10: every registry record is checked against the engine, and
@@ -20,8 +25,10 @@ import java.lang.System.Logger.Level;
  * <li>any other state: the container is inspected by its registered ID and drift is logged,
  *     nothing is changed.</li>
  * </ul>
- * A record whose MAC fails is left alone. Containers the registry does not name are never looked
- * at, except for the crash windows the record itself declares (see {@link Identities#unrecorded}).
+ * A record whose MAC fails is left alone. Containers the registry does not name are never acted on,
+ * except for the crash windows the record itself declares (see {@link Identities#unrecorded}); those that
+ * carry the agent's labels for an instance no record names are told, one by one, and counted in the log
+ * (see {@link #unregistered}).
  */
 final class Reconciler {
     private static final System.Logger LOG = System.getLogger(Reconciler.class.getName());
@@ -54,8 +61,10 @@ final class Reconciler {
     void run() throws RegistryException {
         int records = 0;
         int repaired = 0;
+        Set<String> named = new HashSet<>();
         for (Lookup l : registry.all()) {
             records++;
+            named.add(l.instanceId());
             switch (l) {
                 case Lookup.Tampered t -> {
                     LOG.log(Level.WARNING, "lifecycle: a registry record fails authentication; left for an operator");
@@ -72,6 +81,37 @@ final class Reconciler {
         }
         LOG.log(Level.INFO, "lifecycle: reconciled {0} record(s), {1} interrupted operation(s) resolved", records,
                 repaired);
+        unregistered(named);
+    }
+
+    /**
+     * Containers that carry the agent's managed label for an instance no record names: what a registry that was
+     * lost (made anew) or put back from an older copy leaves behind, still running on host paths and ports the
+     * agent no longer knows are taken. SPEC 5: never touched, listed or adopted; so they are only told (an audit
+     * line each) and counted in a warning, at every start, so that an operator hears of them now rather than from a
+     * name conflict or a shared folder later. Labels prove nothing: the instance ID is the label's word.
+     */
+    private void unregistered(Set<String> named) {
+        List<ContainerSummary> managed;
+        try {
+            managed = ids.managed();
+        } catch (DockerException | RuntimeException e) {
+            Problems.log("the look for containers no record names", e);
+            return;
+        }
+        int found = 0;
+        for (ContainerSummary c : managed) {
+            String instance = c.labels().get(Labels.INSTANCE_ID);
+            if (instance == null || !named.contains(instance)) {
+                found++;
+                tell(instance == null ? "" : instance, Reconciliations.Action.UNREGISTERED_CONTAINER);
+            }
+        }
+        if (found > 0) {
+            LOG.log(Level.WARNING, "lifecycle: {0} container(s) carry the agent''s labels for an instance no registry "
+                    + "record names (a registry lost or put back from an older copy?); never touched: remove them "
+                    + "or restore the registry", found);
+        }
     }
 
     /** @return true if an interrupted operation was found */

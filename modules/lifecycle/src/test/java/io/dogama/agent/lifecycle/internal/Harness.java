@@ -303,6 +303,18 @@ final class Harness implements AutoCloseable {
         ops = Agents.start(docker, registry, policy, faults, listener);
     }
 
+    /**
+     * As {@link #restartAgent(io.dogama.agent.lifecycle.Reconciliations)}, after the registry's file and key were
+     * lost while the agent was down (a data volume made anew): the agent starts with a new, empty registry.
+     */
+    void restartAgentWithoutRegistry(io.dogama.agent.lifecycle.Reconciliations listener)
+            throws RegistryException, DockerException, LifecycleException, IOException {
+        registry.close();
+        Files.delete(dataDir.resolve("registry.dat"));
+        Files.delete(dataDir.resolve("registry.key"));
+        restartAgent(listener);
+    }
+
     // ---------------------------------------------------------------- the engine, seen through the CLI
 
     /**

@@ -6,6 +6,7 @@ import static io.dogama.agent.lifecycle.internal.Harness.ok;
 import static io.dogama.agent.lifecycle.internal.Harness.replaceBody;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.lifecycle.Reconciliations;
 import java.nio.file.Path;
@@ -41,7 +42,14 @@ class ReconcileListenerTest {
     private void crashAt(Step step, Runnable op) throws Exception {
         h.faults.current = new Harness.Script().on(step, HALT);
         assertThrows(Harness.Halt.class, op::run);
-        h.restartAgent((instance, action) -> heard.add(instance + " " + action));
+        h.restartAgent(this::hear);
+    }
+
+    /** What is told of this test's instance; the engine is shared, and another run's containers are not ours. */
+    private void hear(String instance, Reconciliations.Action action) {
+        if (instance.equals(id)) {
+            heard.add(instance + " " + action);
+        }
     }
 
     @Test
@@ -65,7 +73,34 @@ class ReconcileListenerTest {
         assertEquals(List.of(id + " " + Reconciliations.Action.DELETE_FINISHED), heard);
         heard.clear();
         ok(h.ops.create(bytes(v1)));
-        h.restartAgent((instance, action) -> heard.add(instance + " " + action));
+        h.restartAgent(this::hear);
+        assertEquals(List.of(), heard);
+    }
+
+    /**
+     * The registry lost while the agent was down (its file and key gone: a data volume made anew). The instance's
+     * container still runs on its folder and port; the new agent does not know it, and SPEC 5 says it is never
+     * touched, listed or adopted. It is told at the start (an audit line), and left exactly as it was.
+     */
+    @Test
+    void aContainerNoRecordNamesIsToldAtTheStartAndNeverTouched() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        Harness.Seen before = h.containersOf(id).getFirst();
+        assertTrue(before.running());
+
+        h.restartAgentWithoutRegistry(this::hear);
+        assertEquals(List.of(id + " " + Reconciliations.Action.UNREGISTERED_CONTAINER), heard);
+        assertEquals(List.of(before), h.containersOf(id), "not touched: same container, still running, not restarted");
+        assertTrue(ok(h.ops.list()).stream().noneMatch(i -> i.instanceId().equals(id)), "never listed");
+
+        // Told at every start while it is there, and no more once an operator removed it.
+        heard.clear();
+        h.restartAgent(this::hear);
+        assertEquals(List.of(id + " " + Reconciliations.Action.UNREGISTERED_CONTAINER), heard);
+        h.cli("rm", "-f", before.id());
+        heard.clear();
+        h.restartAgent(this::hear);
         assertEquals(List.of(), heard);
     }
 }
