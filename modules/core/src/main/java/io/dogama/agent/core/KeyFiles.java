@@ -24,7 +24,11 @@ import java.util.Set;
  * would refuse every later start). The bytes never appear in a message.
  */
 public final class KeyFiles {
-    /** The mode a key file is created with, by the creating call itself (no window, whatever the umask). */
+    /**
+     * The mode a key file is created with, by the creating call itself (no window, whatever the umask); the one
+     * definition of it for every file the agent makes in its data directory (SPEC 9: lock files, the registry, the
+     * nonce journal, the audit log and its anchor use it too).
+     */
     public static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
     private static final Set<PosixFilePermission> FORBIDDEN = EnumSet.of(
             PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE,

@@ -1,5 +1,6 @@
 package io.dogama.agent.auth.internal;
 
+import io.dogama.agent.core.KeyFiles;
 import io.dogama.agent.core.RegularFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -26,7 +27,7 @@ interface JournalDisk {
     JournalDisk REAL = new Real();
 
     /** Owner read and write only, given at creation. */
-    FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    FileAttribute<?> OWNER_ONLY = PosixFilePermissions.asFileAttribute(KeyFiles.MODE);
 
     /**
      * A write that left nothing behind: the file is as it was before it (e.g. the file system was

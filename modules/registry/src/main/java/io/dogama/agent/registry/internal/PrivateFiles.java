@@ -1,5 +1,6 @@
 package io.dogama.agent.registry.internal;
 
+import io.dogama.agent.core.KeyFiles;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ import java.util.Set;
  */
 final class PrivateFiles {
     /** Read and write for the owner only. */
-    static final Set<PosixFilePermission> MODE = PosixFilePermissions.fromString("rw-------");
+    static final Set<PosixFilePermission> MODE = KeyFiles.MODE;
 
     private PrivateFiles() {
     }
