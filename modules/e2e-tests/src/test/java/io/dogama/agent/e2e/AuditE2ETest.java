@@ -268,6 +268,10 @@ class AuditE2ETest {
             assertEquals(200, list.status());
             assertFalse(list.body().contains(plan.id()), "never listed: " + list.body());
             assertEquals(404, e2e.wire().get("/v1/instances/" + plan.id()).status());
+            Wire.Response metrics = e2e.wire().get("/v1/metrics");
+            assertEquals(200, metrics.status());
+            assertTrue(metrics.body().contains("dogama_reconcile_actions_total{action=\"unregistered_container\"} 1\n"),
+                    metrics.body());
             Map<String, Object> after = e2e.engine().inspect(name);
             assertEquals(before.get("Id"), after.get("Id"), "the same container");
             assertEquals(before.get("State"), after.get("State"), "never stopped, restarted or changed");

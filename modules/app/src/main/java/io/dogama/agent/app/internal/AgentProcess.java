@@ -121,7 +121,8 @@ final class AgentProcess implements AutoCloseable {
             opened.remove(stopServer);
             opened.push(stopServer);
             t = System.nanoTime();
-            AgentOperations ops = Lifecycle.start(docker, registry, policy, new ReconcileAudit(audit));
+            AgentOperations ops = Lifecycle.start(docker, registry, policy,
+                    new ReconcileAudit(audit, Instruments.reconciliations(metrics)));
             t = timings.took("reconcile", t);
             Instruments.register(metrics, new AtomicReference<>(ops), registry, nonces, NonceStore.DEFAULT_CAPACITY, audit);
             if (config.metricsFile().isPresent()) {

@@ -41,6 +41,13 @@ final class Instruments {
         };
     }
 
+    /** @return the counter of the start-up reconciliation's actions and findings, by action (its audit code) */
+    static Metrics.Counter reconciliations(Metrics metrics) {
+        return metrics.counter("dogama_reconcile_actions_total",
+                "What this process's start-up reconciliation did or found, by action (the audit line's outcome).",
+                "action");
+    }
+
     /** Registers the gauges read at each scrape. */
     static void register(Metrics metrics, AtomicReference<AgentOperations> ops, Registry registry, NonceStore nonces,
             int nonceCapacity, AuditLog audit) {

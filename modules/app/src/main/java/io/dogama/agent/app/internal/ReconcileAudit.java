@@ -4,19 +4,26 @@ import io.dogama.agent.audit.AuditEvent;
 import io.dogama.agent.audit.AuditLog;
 import io.dogama.agent.core.Ids;
 import io.dogama.agent.lifecycle.Reconciliations;
+import io.dogama.agent.metrics.Metrics;
 
-/** Writes each start-up reconciliation action to the audit log, durably (it may have changed a container). */
+/**
+ * Writes each start-up reconciliation action to the audit log, durably (it may have changed a container), and counts
+ * it by action (so that an alert needs no audit reader).
+ */
 final class ReconcileAudit implements Reconciliations {
     private static final System.Logger LOG = System.getLogger(ReconcileAudit.class.getName());
 
     private final AuditLog audit;
+    private final Metrics.Counter actions;
 
-    ReconcileAudit(AuditLog audit) {
+    ReconcileAudit(AuditLog audit, Metrics.Counter actions) {
         this.audit = audit;
+        this.actions = actions;
     }
 
     @Override
     public void reconciled(String instanceId, Action action) {
+        actions.inc(action.code());
         // A tampered record's key may not even be an ID: then the line names no instance.
         AuditEvent e = AuditEvent.builder(AuditEvent.Kind.RECONCILE, "startup")
                 .instanceId(Ids.isId(instanceId) ? instanceId : null).outcome(action.code()).build();
