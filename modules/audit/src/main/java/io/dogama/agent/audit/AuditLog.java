@@ -111,7 +111,7 @@ public final class AuditLog implements AutoCloseable {
         } catch (IOException e) {
             throw new AuditException(dir + " cannot be listed", e);
         }
-        FileChannel lock = lock(dir);
+        FileChannel lock = lock(dir, keyFile.toAbsolutePath().getParent());
         try {
             byte[] key = KeyFile.load(keyFile, !logExists);
             return new AuditLog(Writer.open(dir, maxFileBytes, key, clock, keyFile.resolveSibling(Anchor.FILE_NAME)),
@@ -122,12 +122,13 @@ public final class AuditLog implements AutoCloseable {
         }
     }
 
-    private static FileChannel lock(Path dir) throws AuditException {
+    /** @param keyDir the key's and the anchor's folder, which the log reads too */
+    private static FileChannel lock(Path dir, Path keyDir) throws AuditException {
         try {
-            return LockFiles.acquire(dir.resolve(LOCK_FILE_NAME)).channel();
+            return LockFiles.acquire(dir.resolve(LOCK_FILE_NAME), keyDir).channel();
         } catch (LockFiles.InUse e) {
             throw new AuditException("the audit log in " + dir + " is in use by another agent", e);
-        } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
+        } catch (RegularFiles.NotRegular | LockFiles.Shared e) {
             throw new AuditException("the lock file: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new AuditException("the lock file in " + dir + " cannot be opened or locked", e);

@@ -4,26 +4,33 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Set;
 
 /**
- * The one way the agent takes a directory's files for itself (the registry's, the nonce journal's, the audit
- * log's): an exclusive lock on a lock file of its own, held for as long as it runs, so that two agents never write
- * the same files.
+ * The one way the agent takes a store's files for itself (the registry's, the nonce journal's, the audit log's): an
+ * exclusive lock on a lock file of its own, held for as long as it runs, so that two agents never write the same
+ * files.
  *
  * <p>The name must be a regular file ({@link RegularFiles}: a FIFO would hang the open, a symbolic link would lock a
- * file elsewhere), created with mode 0600 ({@link KeyFiles#MODE}), and, once locked, <b>the file's only name</b>. The
- * lock is a POSIX record lock, which belongs to the process and the inode, and closing any descriptor of that inode
- * in the process drops it (fcntl(2), "the locks are released on close of any file descriptor"). A lock file that
- * is a hard link to a file the agent opens and closes, its key or its registry, would stop excluding a second agent
- * the first time that file is read, and nothing would say so. A link count of 1 rules that out. What could swap the
- * name between the open and the check can write the directory, which the data directory check already requires to
- * be the agent's alone.
+ * file elsewhere), created with mode 0600 ({@link KeyFiles#MODE}), and, once locked, <b>no other file of the store
+ * may be the same file</b>. The lock is a POSIX record lock, which belongs to the process and the inode, and closing
+ * any descriptor of that inode in the process drops it (fcntl(2): "the locks are released on close of any file
+ * descriptor"; checked on this JDK). A lock file that is a hard link to a file the agent opens and closes, its key
+ * or its registry, would stop excluding a second agent the first time that file is read, and nothing would say so.
+ * So every entry of the folders the store reads is compared with the lock file (device and inode). A second name
+ * anywhere else, such as a hard-link backup of the data directory ({@code cp -al}, rsnapshot), is never opened by the
+ * agent and is fine. What could swap a name between the check and a later open can write these folders, which the
+ * data directory check already requires to be the agent's alone.
  */
 public final class LockFiles {
     private LockFiles() {
@@ -38,27 +45,28 @@ public final class LockFiles {
         }
     }
 
-    /** The lock file has another name as well (a hard link): its lock could be dropped without a word. */
-    public static final class NotSole extends IOException {
+    /** The lock file is the same file as another file of the store (a hard link): its lock would be dropped. */
+    public static final class Shared extends IOException {
         private static final long serialVersionUID = 1L;
 
-        NotSole(Path file, long links) {
-            super(file + " has " + links + " names (a hard link), so its lock would not hold; remove the other names"
-                    + " or the file");
+        Shared(Path file, Path other) {
+            super(file + " is the same file as " + other + " (a hard link), so its lock would not hold; remove "
+                    + file.getFileName() + " (the agent makes it again)");
         }
     }
 
     /**
      * Opens, creating it if absent, and locks {@code file} exclusively.
      *
-     * @param file the lock file
+     * @param file    the lock file
+     * @param folders the other folders whose files the store opens (the lock file's own folder is always searched)
      * @return the lock; its channel is the lock file's, open for writing, and closing it releases the lock
      * @throws RegularFiles.NotRegular if something other than a regular file has the name
      * @throws InUse                   if the lock is held already
-     * @throws NotSole                 if the file has more than one name
+     * @throws Shared                  if a file in those folders is the lock file under another name
      * @throws IOException             if it cannot be opened, locked or looked at
      */
-    public static FileLock acquire(Path file) throws IOException {
+    public static FileLock acquire(Path file, Path... folders) throws IOException {
         RegularFiles.requireIfPresent(file);
         FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
@@ -72,11 +80,8 @@ public final class LockFiles {
             if (lock == null) {
                 throw new InUse(file);
             }
-            // Checked with the lock held: a link made before it is seen; one made later needs the directory.
-            long links = ((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue();
-            if (links != 1) {
-                throw new NotSole(file, links);
-            }
+            // Checked with the lock held: a link made before it is seen; one made later needs the folder.
+            requireSole(file, folders);
             return lock;
         } catch (IOException | RuntimeException e) {
             try {
@@ -85,6 +90,40 @@ public final class LockFiles {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    private static void requireSole(Path file, Path... folders) throws IOException {
+        BasicFileAttributes own = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
+            return; // its only name: nothing to search
+        }
+        Object key = Objects.requireNonNull(own.fileKey(), "no file key on this platform");
+        Set<Path> searched = new LinkedHashSet<>();
+        searched.add(file.toAbsolutePath().getParent());
+        for (Path f : folders) {
+            searched.add(f.toAbsolutePath());
+        }
+        Path self = file.toAbsolutePath().normalize();
+        for (Path folder : searched) {
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
+                for (Path e : entries) {
+                    if (e.toAbsolutePath().normalize().equals(self)) {
+                        continue;
+                    }
+                    BasicFileAttributes a;
+                    try {
+                        a = Files.readAttributes(e, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    } catch (NoSuchFileException gone) {
+                        continue;
+                    }
+                    if (key.equals(a.fileKey())) {
+                        throw new Shared(file, e);
+                    }
+                }
+            } catch (NoSuchFileException absent) {
+                // a folder not made yet holds nothing
+            }
         }
     }
 }

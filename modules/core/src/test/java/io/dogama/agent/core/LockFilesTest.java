@@ -45,22 +45,54 @@ class LockFilesTest {
      * time that file is closed: refused, and nothing is left held, so that removing the link is all it takes.
      */
     @Test
-    void aLockFileWithASecondNameIsRefusedAndLeftUnlocked() throws Exception {
+    void aLockFileThatIsAnotherFileOfTheStoreIsRefusedAndLeftUnlocked() throws Exception {
         Path key = Files.writeString(dir.resolve("x.key"), "secret", StandardCharsets.US_ASCII);
         Path file = dir.resolve("x.lock");
         Files.createLink(file, key);
-        LockFiles.NotSole refused = assertThrows(LockFiles.NotSole.class, () -> LockFiles.acquire(file));
-        assertTrue(refused.getMessage().contains("2 names"), refused.getMessage());
-        assertFalse(refused.getMessage().contains("secret"));
+        LockFiles.Shared refused = assertThrows(LockFiles.Shared.class, () -> LockFiles.acquire(file));
+        assertTrue(refused.getMessage().contains(file + " is the same file as " + key), refused.getMessage());
+        assertFalse(refused.getMessage().contains("secret"), "never the key's bytes");
         assertArrayEquals("secret".getBytes(StandardCharsets.US_ASCII), Files.readAllBytes(key), "key untouched");
 
         Files.delete(file);
         try (FileChannel ch = LockFiles.acquire(file).channel()) {
             assertTrue(ch.isOpen(), "the refused attempt left no lock behind");
         }
-        // The other way round: the lock file made first, a second name given to it afterwards.
-        Files.createLink(dir.resolve("elsewhere"), file);
-        assertThrows(LockFiles.NotSole.class, () -> LockFiles.acquire(file));
+        // The other way round: the lock file made first, a store file made as a second name of it afterwards.
+        Files.delete(key);
+        Files.createLink(key, file);
+        assertThrows(LockFiles.Shared.class, () -> LockFiles.acquire(file));
+    }
+
+    /** A store whose files lie in two folders (the audit log's, and its key's): both are searched. */
+    @Test
+    void aSecondNameInAnotherFolderOfTheStoreIsRefused() throws Exception {
+        Path logs = Files.createDirectory(dir.resolve("audit"));
+        Path file = logs.resolve("x.lock");
+        Path key = dir.resolve("x.key");
+        Files.writeString(key, "k", StandardCharsets.US_ASCII);
+        Files.createLink(file, key);
+        assertThrows(LockFiles.Shared.class, () -> LockFiles.acquire(file, dir));
+    }
+
+    /**
+     * A second name outside the store's folders, as a hard-link backup of the data directory ({@code cp -al},
+     * rsnapshot) makes one for every file, is never opened by the agent: the lock holds, and the start goes on.
+     */
+    @Test
+    void aSecondNameInABackupElsewhereIsFine() throws Exception {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        Path backup = Files.createDirectory(dir.resolve("backup"));
+        Path file = data.resolve("x.lock");
+        LockFiles.acquire(file).channel().close();
+        Files.writeString(data.resolve("x.key"), "k", StandardCharsets.US_ASCII);
+        Files.createLink(backup.resolve("x.lock"), file);
+        Files.createLink(backup.resolve("x.key"), data.resolve("x.key"));
+        FileLock lock = LockFiles.acquire(file, data);
+        try (FileChannel ch = lock.channel()) {
+            assertTrue(lock.isValid() && ch.isOpen());
+            assertThrows(LockFiles.InUse.class, () -> LockFiles.acquire(file));
+        }
     }
 
     @Test

@@ -192,7 +192,7 @@ final class NonceJournal implements AutoCloseable {
                 lock = LockFiles.acquire(dir.resolve(LOCK_FILE));
             } catch (LockFiles.InUse e) {
                 throw new AuthException("the nonce journal in " + dir + " is in use by another agent");
-            } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
+            } catch (RegularFiles.NotRegular | LockFiles.Shared e) {
                 throw new AuthException("the nonce journal's lock file: " + e.getMessage());
             }
             lockChannel = lock.channel();

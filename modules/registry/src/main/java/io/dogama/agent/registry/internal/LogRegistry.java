@@ -263,7 +263,7 @@ public final class LogRegistry implements Registry {
             lock = LockFiles.acquire(dir.resolve(LOCK_FILE));
         } catch (LockFiles.InUse e) {
             throw new RegistryException("the registry is already open (lock file " + LOCK_FILE + ")", e);
-        } catch (RegularFiles.NotRegular | LockFiles.NotSole e) {
+        } catch (RegularFiles.NotRegular | LockFiles.Shared e) {
             throw new RegistryException("the lock file: " + e.getMessage(), e);
         } catch (IOException e) {
             throw new RegistryException("the lock file " + LOCK_FILE + " cannot be opened or locked", e);

@@ -90,7 +90,8 @@ class PlantedRegistryEntriesTest {
         Files.delete(lock);
         Files.createLink(lock, dir.resolve("registry.key"));
         RegistryException e = assertThrows(RegistryException.class, () -> Registry.open(dir, 10).close());
-        assertTrue(e.getMessage().contains("2 names"), e.getMessage());
+        assertTrue(e.getMessage().contains("registry.lock is the same file as " + dir.resolve("registry.key")),
+                e.getMessage());
         Files.delete(lock);
         Registry.open(dir, 10).close();
     }
