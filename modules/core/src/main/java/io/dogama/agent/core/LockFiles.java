@@ -94,11 +94,11 @@ public final class LockFiles {
     }
 
     private static void requireSole(Path file, Path... folders) throws IOException {
-        BasicFileAttributes own = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
             return; // its only name: nothing to search
         }
-        Object key = Objects.requireNonNull(own.fileKey(), "no file key on this platform");
+        Object key = Objects.requireNonNull(Files.readAttributes(file, BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS).fileKey(), "no file key on this platform");
         Set<Path> searched = new LinkedHashSet<>();
         searched.add(file.toAbsolutePath().getParent());
         for (Path f : folders) {

@@ -21,15 +21,12 @@ import java.util.Set;
  * app warns about loose ones).
  */
 final class PrivateFiles {
-    /** Read and write for the owner only. */
-    static final Set<PosixFilePermission> MODE = KeyFiles.MODE;
-
     private PrivateFiles() {
     }
 
-    /** @return the 0600 attribute for a creating call */
+    /** @return the 0600 attribute ({@link KeyFiles#MODE}) for a creating call */
     static FileAttribute<Set<PosixFilePermission>> mode() {
-        return PosixFilePermissions.asFileAttribute(EnumSet.copyOf(MODE));
+        return PosixFilePermissions.asFileAttribute(EnumSet.copyOf(KeyFiles.MODE));
     }
 
     /**
