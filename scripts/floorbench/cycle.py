@@ -15,25 +15,13 @@ ratios to the direct create, and the agent's and engine's cycles as cycle.py doe
 figures: each round here also makes the floor's cycle). Interleaved in one run: compare within a run only.
 docs/performance.md, "Session 35", has the method and the figures.
 Usage (through scripts/cyclebench, which gives the first five arguments): cycle.py PORT SECRET SOCKET ROOT NETWORK [N]"""
-import base64, datetime, hashlib, hmac, http.client, json, os, secrets, socket, statistics, sys, tempfile, time, urllib.parse
+import http.client, json, os, socket, statistics, sys, tempfile, time, urllib.parse
 port, secret_file, sock, root, net = sys.argv[1:6]
 N = int(sys.argv[6]) if len(sys.argv) > 6 else 8
-key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
-b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-
-def agent(method, path, body=None):
-    raw = b"" if body is None else json.dumps(body).encode()
-    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-    nonce = b64u(secrets.token_bytes(18))
-    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
-    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
-         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
-    if raw or method in ("POST", "PUT"):
-        h["Content-Type"] = "application/json"
-    c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
-    c.request(method, path, raw, h)
-    r = c.getresponse(); d = r.read(); c.close()
-    return r.status, d
+# The signed request and the demo plan: scripts/benchlib.py, shared with scripts/pairbench.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import benchlib
+agent = benchlib.signed_client(port, secret_file)
 
 class UConn(http.client.HTTPConnection):
     def connect(self):
@@ -56,13 +44,7 @@ def engine_both(path_a, path_b):
         r = c.getresponse(); r.read(); c.close(); out.append(r.status)
     return out
 
-def plan(iid, hp):
-    return {"instanceId": iid, "templateId": "demo-http", "templateVersion": "1.0.0", "image": "dogama/demo-http:1",
-            "capAdd": [], "env": {"GREETING": "hi"},
-            "mounts": [{"source": root, "target": "/data", "readOnly": False}],
-            "ports": [{"name": "http", "containerPort": 8080, "protocol": "tcp", "hostIp": "127.0.0.1", "hostPort": hp}],
-            "resources": {"memoryBytes": 67108864, "nanoCpus": 500000000, "pidsLimit": 64},
-            "user": "1000:1000", "labels": {}, "networks": [net]}
+plan = lambda iid, hp: benchlib.demo_plan(iid, hp, root, net)
 
 def with_port(b, hp):
     b = dict(b); hc = dict(b["HostConfig"])

@@ -15,36 +15,17 @@ client's create and delete medians and, for the counted pairs only, read from th
     runs cancels out of them;
   - a create's and a delete's front door: the client's mean minus the operation's.
 Usage (through scripts/cyclebench, which gives the first five arguments): cycle.py PORT SECRET SOCKET ROOT NETWORK [N]"""
-import base64, collections, datetime, hashlib, hmac, http.client, json, os, re, secrets, statistics, subprocess, sys, time
+import collections, json, os, re, statistics, subprocess, sys, time
 port, secret_file, sock, root, net = sys.argv[1:6]
 W = int(os.environ.get("PAIRS_WARM", "400"))
 # PAIRS_START=1: each pair also starts and stops its instance (stop timeout 1 s, as cycle.py), between the two.
 WITH_START = os.environ.get("PAIRS_START", "0") == "1"
 N = int(os.environ.get("PAIRS", "300"))
-key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
-b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-
-def agent(method, path, body=None):
-    raw = b"" if body is None else json.dumps(body).encode()
-    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-    nonce = b64u(secrets.token_bytes(18))
-    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
-    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
-         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
-    if raw or method in ("POST", "PUT"):
-        h["Content-Type"] = "application/json"
-    c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
-    c.request(method, path, raw, h)
-    r = c.getresponse(); d = r.read(); c.close()
-    return r.status, d
-
-def plan(iid, hp):
-    return {"instanceId": iid, "templateId": "demo-http", "templateVersion": "1.0.0", "image": "dogama/demo-http:1",
-            "capAdd": [], "env": {"GREETING": "hi"},
-            "mounts": [{"source": root, "target": "/data", "readOnly": False}],
-            "ports": [{"name": "http", "containerPort": 8080, "protocol": "tcp", "hostIp": "127.0.0.1", "hostPort": hp}],
-            "resources": {"memoryBytes": 67108864, "nanoCpus": 500000000, "pidsLimit": 64},
-            "user": "1000:1000", "labels": {}, "networks": [net]}
+# The signed request and the demo plan: scripts/benchlib.py, shared with scripts/floorbench.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import benchlib
+agent = benchlib.signed_client(port, secret_file)
+plan = lambda iid, hp: benchlib.demo_plan(iid, hp, root, net)
 
 def metrics():
     s, d = agent("GET", "/v1/metrics")
