@@ -1,4 +1,4 @@
-"""What the Python harnesses in scripts/ (pairbench, floorbench) share: the signed request of SPEC section 3, sent
+"""What the Python harnesses in scripts/ (pairbench, floorbench, soak.py) share: the signed request of SPEC section 3, sent
 the way ../shared/cyclebench/cycle.py sends it (a new connection per request), and the demo plan they create.
 One copy here, so that the benchmarks cannot drift from each other; the agent's own definition of the signed
 string is io.dogama.agent.auth.internal.Signer, and a harness whose signature were wrong would get 401s."""
@@ -9,21 +9,31 @@ def b64u(b):
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
 
 
+def read_key(secret_file):
+    """@return the current secret: the first line of the secret file, base64url without padding."""
+    return base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
+
+
+def signature_headers(key, method, path, raw):
+    """@return the headers that sign one request with a fresh nonce, timestamped now (and its content type)."""
+    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    nonce = b64u(secrets.token_bytes(18))
+    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
+    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
+         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
+    if raw or method in ("POST", "PUT"):
+        h["Content-Type"] = "application/json"
+    return h
+
+
 def signed_client(port, secret_file):
     """@return agent(method, path, body=None) -> (status, body bytes): one signed request on a new connection."""
-    key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
+    key = read_key(secret_file)
 
     def agent(method, path, body=None):
         raw = b"" if body is None else json.dumps(body).encode()
-        ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-        nonce = b64u(secrets.token_bytes(18))
-        canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
-        h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
-             "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
-        if raw or method in ("POST", "PUT"):
-            h["Content-Type"] = "application/json"
         c = http.client.HTTPConnection("127.0.0.1", int(port), timeout=60)
-        c.request(method, path, raw, h)
+        c.request(method, path, raw, signature_headers(key, method, path, raw))
         r = c.getresponse(); d = r.read(); c.close()
         return r.status, d
 

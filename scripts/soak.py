@@ -5,15 +5,17 @@ at 30 %, the agent killed (-9) and started again at 60 %, the data directory (a 
 at 80 %. Every 10 s the agent's RSS, heap, threads and open files are sampled. At the end the
 clients' beliefs are checked against the registry and the engine itself. Prints a Markdown report.
 Usage: soak.py PORT SECRET_FILE ENGINE_SOCKET SOURCE_DIR NETWORK DATA_DIR MINUTES OUT -- AGENT_CMD..."""
-import base64, collections, datetime, hashlib, hmac, http.client, json, os, random, secrets, signal, socket
+import collections, http.client, json, os, random, signal, socket
 import statistics, subprocess, sys, threading, time, urllib.parse
 
 sep = sys.argv.index("--")
 port, secret_file, sock, source, net, data, minutes, out = sys.argv[1:sep]
 agent_cmd = sys.argv[sep + 1:]
 port, minutes = int(port), float(minutes)
-key = base64.urlsafe_b64decode(open(secret_file).read().split()[0] + "==")
-b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+# The signed request: scripts/benchlib.py, shared with the benchmark harnesses.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib
+key = benchlib.read_key(secret_file)
 CLIENTS, INSTANCES = 32, 40
 DURATION = minutes * 60
 JCMD = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "jcmd")
@@ -21,16 +23,9 @@ JCMD = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd
 
 def call(method, path, body=None, timeout=90):
     raw = b"" if body is None else json.dumps(body).encode()
-    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-    nonce = b64u(secrets.token_bytes(18))
-    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
-    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
-         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
-    if raw or method in ("POST", "PUT"):
-        h["Content-Type"] = "application/json"
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        c.request(method, path, raw, h)
+        c.request(method, path, raw, benchlib.signature_headers(key, method, path, raw))
         r = c.getresponse()
         d = r.read()
         return r.status, d

@@ -1,32 +1,21 @@
 #!/usr/bin/env python3
 """Starts the runtime with an AOT cache (or records a class list), then: health, listing, and (unless
 READ_ONLY) a create / start / stop / delete, timing each request; prints JSON."""
-import base64, datetime, hashlib, hmac, http.client, json, os, secrets, subprocess, sys, time, signal
+import http.client, json, os, subprocess, sys, time, signal
 RT = os.environ.get("RT", "/work/main/jlink/target/dogama-agent/bin/java")
 W = "/tmp/aotx/work"
 extra = sys.argv[1:]
 read_only = os.environ.get("READ_ONLY") == "1"
-key = base64.urlsafe_b64decode(open(W + "/secrets/hmac").read().split()[0] + "==")
-b64u = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+# The signed request: scripts/benchlib.py (this file ran with its own copy of the same function).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts"))
+import benchlib
+key = benchlib.read_key(W + "/secrets/hmac")
 def agent(method, path, body=None):
     raw = b"" if body is None else json.dumps(body).encode()
-    ts = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-    nonce = b64u(secrets.token_bytes(18))
-    canon = "\n".join(["DOGAMA-HMAC-V1", method, path, ts, nonce, hashlib.sha256(raw).hexdigest()])
-    h = {"Authorization": "DoGaMa-HMAC-SHA256 " + b64u(hmac.new(key, canon.encode(), hashlib.sha256).digest()),
-         "X-DoGaMa-Timestamp": ts, "X-DoGaMa-Nonce": nonce, "Content-Length": str(len(raw))}
-    if raw or method in ("POST", "PUT"):
-        h["Content-Type"] = "application/json"
     c = http.client.HTTPConnection("127.0.0.1", 47900, timeout=60)
-    t = time.perf_counter(); c.request(method, path, raw, h); r = c.getresponse(); d = r.read(); dt = time.perf_counter() - t; c.close()
+    t = time.perf_counter(); c.request(method, path, raw, benchlib.signature_headers(key, method, path, raw)); r = c.getresponse(); d = r.read(); dt = time.perf_counter() - t; c.close()
     return r.status, d, dt * 1000
-def plan(iid, hp):
-    return {"instanceId": iid, "templateId": "demo-http", "templateVersion": "1.0.0", "image": "dogama/demo-http:1",
-            "capAdd": [], "env": {"GREETING": "hi"},
-            "mounts": [{"source": W + "/instances/cycle/data", "target": "/data", "readOnly": False}],
-            "ports": [{"name": "http", "containerPort": 8080, "protocol": "tcp", "hostIp": "127.0.0.1", "hostPort": hp}],
-            "resources": {"memoryBytes": 67108864, "nanoCpus": 500000000, "pidsLimit": 64},
-            "user": "1000:1000", "labels": {}, "networks": ["dogama-aotx"]}
+plan = lambda iid, hp: benchlib.demo_plan(iid, hp, W + "/instances/cycle/data", "dogama-aotx")
 log = open("/tmp/aotx/agent.log", "w")
 t0 = time.perf_counter()
 p = subprocess.Popen([RT] + extra + ["-m", "io.dogama.agent.app/io.dogama.agent.app.Main", "--config", W + "/config.json"], stdout=log, stderr=subprocess.STDOUT)
