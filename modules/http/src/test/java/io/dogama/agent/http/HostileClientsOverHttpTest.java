@@ -259,6 +259,51 @@ class HostileClientsOverHttpTest {
         }
     }
 
+    /**
+     * SPEC section 3, short timeouts against slow clients: a signed client that pipelines requests with large
+     * answers and never reads them. Each answer's write then blocks once the socket buffers are full; it had no
+     * deadline, and an authenticated connection is never evicted, so three such connections held all three slots
+     * for good and no one else was ever accepted. Now the client has the request timeout to take each answer.
+     */
+    @Test
+    void aSignedClientThatNeverReadsItsAnswersHoldsItsSlotNoLongerThanTheTimeout() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        int slots = 3;
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(1000, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withMaxConnections(slots).withRequestTimeout(Duration.ofSeconds(1)))) {
+            // A listing of about a megabyte: a few of them fill any socket buffer.
+            for (int i = 0; i < 5000; i++) {
+                f.ops.create(ascii("{\"instanceId\":\"mc-" + i + "\"}"));
+            }
+            List<Socket> pinned = new ArrayList<>();
+            try {
+                for (int c = 0; c < slots; c++) {
+                    Socket s = new Socket();
+                    pinned.add(s);
+                    s.setReceiveBufferSize(4096);
+                    s.connect(new java.net.InetSocketAddress("127.0.0.1", f.port), RawHttp.SOCKET_TIMEOUT_MILLIS);
+                    s.setSoTimeout(RawHttp.SOCKET_TIMEOUT_MILLIS);
+                    StringBuilder requests = new StringBuilder();
+                    for (int r = 0; r < 20; r++) {
+                        requests.append(keepAlive(f, "/v1/instances"));
+                    }
+                    s.getOutputStream().write(ascii(requests.toString()));
+                    // The first answer has begun: this connection is accepted, authenticated and being written to.
+                    byte[] start = s.getInputStream().readNBytes(12);
+                    assertEquals("HTTP/1.1 200", new String(start, StandardCharsets.US_ASCII));
+                }
+                // Every slot is held by a connection that reads nothing more; a new client is served once the
+                // timeout has cut them off (before the fix: no answer within the socket timeout).
+                RawHttp.Response r = f.send("GET", "/v1/health", "");
+                assertEquals(200, r.status(), r.text());
+            } finally {
+                for (Socket s : pinned) {
+                    s.close();
+                }
+            }
+        }
+    }
+
     private static String keepAlive(ServerFixture f, String path) {
         StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n");
         f.signedHeaders("GET", path, "").forEach(h -> request.append(h).append("\r\n"));

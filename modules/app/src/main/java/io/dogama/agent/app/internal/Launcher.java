@@ -99,6 +99,14 @@ public final class Launcher {
      * resets its handlers in a hook of its own, concurrently with ours, and log records can be lost.
      */
     private static int serve(Path config, PrintStream err) {
+        String fileNames = System.getProperty("sun.jnu.encoding", "");
+        if (!fileNames.equalsIgnoreCase("UTF-8")) {
+            // The JVM names files in its locale's encoding (ASCII under the C locale); the path rules refuse
+            // what it cannot name, so the operator should know why a plan with such a source is refused.
+            LOG.log(System.Logger.Level.WARNING, "app: file names are read as " + fileNames
+                    + " (the locale's encoding): a bind source or a checked path with other characters is refused"
+                    + " as invalid_path; run with LANG=C.UTF-8 (as the container image does) to allow them");
+        }
         AgentProcess agent;
         try {
             agent = AgentProcess.start(config, Clock.systemUTC());

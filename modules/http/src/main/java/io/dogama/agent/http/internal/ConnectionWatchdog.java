@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Each connection gets a deadline: from its accept, and again from the end of each response,
  * the client has {@code timeout} to deliver its complete next request, line, headers and body. While
- * the agent works on a request (after the body is read, until the response is written) there is no
- * deadline, so a slow Docker operation is never cut off. A sweep every quarter of the timeout closes
+ * the agent works on a request (after the body is read, until its answer is ready) there is no
+ * deadline, so a slow Docker operation is never cut off; from then on the client has {@code timeout} to
+ * take the answer. A sweep every quarter of the timeout closes
  * the channels past their deadline; Helidon then ends the connection and frees its slot.
  *
  * <p>Connection slots are kept for clients that authenticate. A connection is <em>trusted</em> once a
@@ -161,6 +162,18 @@ final class ConnectionWatchdog implements AutoCloseable {
         Tracked t = connections.get(connection);
         if (t != null) {
             t.deadline = NO_DEADLINE;
+        }
+    }
+
+    /**
+     * The answer on this connection is being written: the client has the timeout to take it. Without a deadline
+     * here a signed client that pipelines requests and never reads blocked the write for good, on a trusted
+     * connection that is never evicted: a few such connections held every slot.
+     */
+    void writing(Key connection) {
+        Tracked t = connections.get(connection);
+        if (t != null) {
+            t.deadline = System.nanoTime() + timeoutNanos;
         }
     }
 

@@ -13,6 +13,11 @@ import io.dogama.agent.lifecycle.PortAvailability;
 import io.dogama.agent.lifecycle.Stats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,12 +49,24 @@ final class Json {
     }
 
     /**
-     * @param body request body
+     * @param body request body, UTF-8 (SPEC section 6)
      * @return maps, lists, strings, numbers, booleans and nulls
-     * @throws Malformed if it is not exactly one JSON value, or has a duplicate key
+     * @throws Malformed if it is not UTF-8, not exactly one JSON value, has a duplicate key, or holds a string
+     *                   with an unpaired surrogate (an escape such as {@code \ud800}, which names no character)
      */
     static Object read(byte[] body) throws Malformed {
-        try (JsonParser parser = FACTORY.createParser(body)) {
+        char[] text;
+        try {
+            // Decoded strictly here, as the plan parser does: given bytes, jackson would detect UTF-16 or UTF-32
+            // (and a byte order mark) on its own, and two parsers would disagree on what a body means.
+            CharBuffer chars = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body));
+            text = new char[chars.remaining()];
+            chars.get(text);
+        } catch (CharacterCodingException e) {
+            throw new Malformed();
+        }
+        try (JsonParser parser = FACTORY.createParser(text)) {
             if (parser.nextToken() == null) {
                 throw new Malformed();
             }
@@ -57,10 +74,23 @@ final class Json {
             if (parser.nextToken() != null) {
                 throw new Malformed(); // trailing content after the value
             }
+            if (!wellFormed(value)) {
+                throw new Malformed();
+            }
             return value;
         } catch (IOException e) {
             throw new Malformed();
         }
+    }
+
+    /** @return false if a key or a string anywhere in the value cannot be written as UTF-8 (an unpaired surrogate) */
+    private static boolean wellFormed(Object value) {
+        return switch (value) {
+            case String s -> StandardCharsets.UTF_8.newEncoder().canEncode(s);
+            case Map<?, ?> m -> m.entrySet().stream().allMatch(e -> wellFormed(e.getKey()) && wellFormed(e.getValue()));
+            case List<?> l -> l.stream().allMatch(Json::wellFormed);
+            case null, default -> true;
+        };
     }
 
     static byte[] write(Object value) {

@@ -135,6 +135,7 @@ final class RequestGate implements Handler {
             reply = reply.closing();
         }
         account(req, facts, reply);
+        watchdog.writing(connection);
         try {
             write(res, reply, "HEAD".equals(req.prologue().method().text()));
         } finally {

@@ -193,7 +193,8 @@ public final class PathRules {
      */
     public static boolean syntax(String path, String field, List<Violation> out) {
         int before = out.size();
-        if (path.length() > MAX_PATH_LENGTH || path.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+        if (path.length() > MAX_PATH_LENGTH || path.chars().anyMatch(c -> c < 0x20 || c == 0x7f)
+                || !representable(path)) {
             out.add(new Violation(field, Rules.INVALID_PATH));
             return false;
         }
@@ -216,6 +217,21 @@ public final class PathRules {
             }
         }
         return out.size() == before;
+    }
+
+    /**
+     * A path's text can name a file only in the file-name encoding the JVM took from its locale
+     * ({@code sun.jnu.encoding}): under the C locale that is ASCII, and {@code Path.of} throws for any
+     * other character. Refused here, at the one gate every stated path passes, so that such a path is
+     * {@code invalid_path} and never an internal error further on.
+     */
+    private static boolean representable(String path) {
+        try {
+            Path.of(path);
+            return true;
+        } catch (InvalidPathException e) {
+            return false;
+        }
     }
 
     /**

@@ -485,7 +485,15 @@ public final class Validator {
         plan.mounts().forEach(m -> covered.add(m.target()));
         for (String volume : facts.volumes()) {
             // A Dockerfile's VOLUME keeps the path as written ("/data/"); the engine mounts at the clean path.
-            if (!covered.contains(Path.of(volume).normalize().toString())) {
+            // One this JVM cannot even name (a NUL, or a character outside the locale's file-name encoding)
+            // is covered by nothing.
+            String clean;
+            try {
+                clean = Path.of(volume).normalize().toString();
+            } catch (InvalidPathException e) {
+                clean = null;
+            }
+            if (clean == null || !covered.contains(clean)) {
                 v.add(new Violation("image", Rules.IMAGE_VOLUME_UNCOVERED));
                 break;
             }

@@ -60,6 +60,23 @@ class PathRulesTest {
     }
 
     /**
+     * A path no file can be named by in this JVM: a string escape that is half a character (an unpaired surrogate),
+     * or, under the C locale, any character outside ASCII (AsciiLocaleE2ETest). It reached {@code Path.of} in the
+     * lexical rule and was an internal error; it is {@code invalid_path}, for a plan and for check-disk alike.
+     */
+    @Test
+    void aPathThatNamesNoFileIsInvalidNotAnInternalError() throws IOException {
+        Path root = Files.createDirectories(tmp.toRealPath().resolve("srv/instances"));
+        PathRules r = rules(root);
+        for (String path : List.of(root + "/a\ud800", "/etc/\udc80", root + "/\udc80\ud800")) {
+            List<Violation> out = new ArrayList<>();
+            assertTrue(r.bindSource(path, "instances", "mounts[0].source", out).isEmpty());
+            assertEquals(List.of(new Violation("mounts[0].source", Rules.INVALID_PATH)), out);
+            assertEquals(List.of(new Violation("paths[0]", Rules.INVALID_PATH)), r.checkDisk(List.of(path)).violations());
+        }
+    }
+
+    /**
      * The configuration refuses a root that overlaps the socket's folder or the data directory, as their paths
      * resolve when it is read; the rule resolves them again when it is made, and refuses both, in both
      * directions, for a plan and for check-disk. Reached here as it would be when a link on their way was
