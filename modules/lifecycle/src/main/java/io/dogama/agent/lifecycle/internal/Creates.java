@@ -177,20 +177,36 @@ final class Creates {
          * Removes the container this create made: the ID the engine returned, the one the record
          * names if it is ours, and, where the answer may have been lost, those the crash-window rule
          * finds by name, instance ID and this plan's digest.
+         *
+         * <p>Only a container that never ran. A create never starts its container, so one that ran was not left by
+         * this create's window: the record is older than the engine (a registry put back from a backup taken during a
+         * create, or an older head written over the current one), and the container is very likely the one a
+         * committed create answered 201 for, since started. Removing it destroyed a live workload on the word of a
+         * stale record; it is left for an operator now (the next start reports it as a container no record names).
          */
         private void undoRemove(StepMachine.Run run) throws DockerException {
             InstanceRecord r = run.tracked().record();
             Set<String> remove = new LinkedHashSet<>();
-            made.ifPresent(remove::add);
+            Set<String> ran = new LinkedHashSet<>();
+            made.ifPresent(remove::add); // made by this very process a moment ago, and never started
             if (r.containerId().isPresent()
                     && ids.identify(r.containerId(), Identities.Expect.current(r)) instanceof Identities.Match m) {
-                remove.add(m.info().id());
+                (Identities.STATUS_CREATED.equals(m.info().state().status()) ? remove : ran).add(m.info().id());
             }
             if (run.search()) {
-                remove.addAll(ids.unrecorded(r.instanceId(), r.planDigest(), List.of()));
+                List<String> neverStarted = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest());
+                remove.addAll(neverStarted);
+                ids.unrecorded(r.instanceId(), r.planDigest(), neverStarted).forEach(ran::add);
             }
+            ran.removeAll(remove);
             for (String c : remove) {
                 ids.removeIfPresent(c);
+            }
+            if (!ran.isEmpty()) {
+                LOG.log(System.Logger.Level.WARNING, "lifecycle: {0}: the record says a create of its plan was under "
+                        + "way, but {1} container(s) of that plan have run, which no create leaves: the record is older "
+                        + "than the engine (a registry put back from a copy?); left in place for an operator",
+                        r.instanceId(), ran.size());
             }
         }
     }
