@@ -49,8 +49,11 @@ import java.util.function.Function;
  *
  * <p><b>Retries.</b> The client never resends a request on its own, except, when enabled with
  * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent never acts on a
- * stale request, so a re-signed resend (a new nonce) cannot apply a mutation twice.
- * The JDK's {@link HttpClient} does not retry POST, PUT or DELETE either.
+ * stale request, so a re-signed resend (a new nonce) cannot apply a mutation twice. The JDK's
+ * {@link HttpClient} may resend a request unchanged, once, when a reused connection closes under it (a GET by
+ * default; POST, PUT and DELETE too if {@code -Djdk.httpclient.enableAllMethodRetry=true} is set in the JVM). The
+ * agent refuses such a resend as {@code replayed_request}, and since this client never reuses a nonce, that answer
+ * is a {@link DogamaTransportException}: the first delivery may have been acted on, so the outcome is unknown.
  *
  * <p><b>Idle connections.</b> The agent closes a connection idle for 10 s; the JDK keeps idle connections
  * for 30 s unless {@code -Djdk.httpclient.keepalive.timeout=5} (seconds) is set. Set it, or a request
@@ -316,7 +319,20 @@ public final class DogamaClient implements AutoCloseable {
             // Refused before the nonce was accepted or anything done: a re-signed resend is safe.
             r = send(method, path, bytes, timeout);
         }
+        if (r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
+                && k.problemCode() == ProblemCode.REPLAYED_REQUEST) {
+            // This client never reuses a nonce: the same signed request reached the agent twice (the JDK's
+            // HttpClient resends a request once when a reused connection closes under it), and the first delivery
+            // may have been acted on. "Nothing was changed" would be wrong: the outcome is unknown.
+            throw new DogamaTransportException("client: " + method + " " + path + " reached the agent twice (it "
+                    + "answered replayed_request to a resend): the outcome of the first delivery is unknown", null);
+        }
         if (!expected.contains(r.status())) {
+            if (r.status() < 400) {
+                // A redirect or another answer no route gives (a proxy's, say): not the agent's decision.
+                throw new DogamaProtocolException("client: " + method + " " + path + " answered " + r.status()
+                        + ", which no route of the agent answers", null);
+            }
             throw new DogamaProblemException(method, path, Codec.problem(r.status(), r.body()));
         }
         if (r.status() == 204) {
@@ -397,11 +413,14 @@ public final class DogamaClient implements AutoCloseable {
         /**
          * @param uri the agent's base URI, {@code http://host:port} (no path)
          * @return this
-         * @throws IllegalArgumentException if it is not an absolute http(s) URI without path, query or fragment
+         * @throws IllegalArgumentException if it is not an absolute http(s) URI without user info, path, query or
+         *                                  fragment
          */
         public Builder uri(URI uri) {
             Objects.requireNonNull(uri, "uri");
+            // No user info: it would never be sent, and toString() would print it.
             if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                    || uri.getRawUserInfo() != null
                     || !(uri.getRawPath() == null || uri.getRawPath().isEmpty() || "/".equals(uri.getRawPath()))
                     || uri.getRawQuery() != null || uri.getRawFragment() != null) {
                 throw new IllegalArgumentException("client: the agent URI is http(s)://host:port");

@@ -122,10 +122,14 @@ public final class Codec {
 
     // ------------------------------------------------------------------ reading
 
-    /** @return the JSON object in the bytes */
+    /** @return the JSON object in the bytes, which hold that one value and nothing after it */
     public static Map<String, Object> object(byte[] body) {
-        try {
-            Object v = JSON_RW.anyFrom(body);
+        try (com.fasterxml.jackson.core.JsonParser p = JSON_RW.getStreamingFactory().createParser(body)) {
+            Object v = JSON_RW.anyFrom(p);
+            if (p.nextToken() != null) {
+                // anyFrom stops after the first value: without this, {"status":"ok"} {"x":1} read as healthy.
+                throw new IllegalArgumentException("client: the body holds more than one JSON value");
+            }
             return obj(v, "body");
         } catch (IOException e) {
             throw new IllegalArgumentException("client: the body is not JSON", e);
