@@ -29,6 +29,9 @@ class LimitsOverHttpTest {
         assertEquals(status, r.status(), r.text());
         assertEquals("application/problem+json", r.header("Content-Type"));
         assertEquals(code, r.code());
+        // Helidon's own refusals too (ProblemDirectHandler): the same headers as every answer of the gate.
+        assertEquals("no-store", r.header("Cache-Control"));
+        assertEquals("nosniff", r.header("X-Content-Type-Options"));
     }
 
     /** A JSON body of exactly n bytes. */

@@ -38,7 +38,8 @@ final class ProblemDirectHandler implements DirectHandler {
         Reply reply = Reply.problem(code);
         ServerResponseHeaders headers = ServerResponseHeaders.create();
         headers.set(HeaderNames.CONTENT_TYPE, Reply.PROBLEM_JSON);
-        headers.set(HeaderNames.CACHE_CONTROL, "no-store");
+        headers.set(Reply.NO_STORE);
+        headers.set(Reply.NOSNIFF);
         headers.set(HeaderValues.CONNECTION_CLOSE);
         return TransportResponse.builder()
                 .status(Status.create(code.status()))

@@ -2,6 +2,9 @@ package io.dogama.agent.http.internal;
 
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.core.Violation;
+import io.helidon.http.Header;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +23,12 @@ import java.util.Objects;
 record Reply(int status, String contentType, byte[] body, boolean close, Map<String, String> headers, ProblemCode code) {
     static final String JSON = "application/json";
     static final String PROBLEM_JSON = "application/problem+json";
+    /**
+     * On every answer, the gate's and Helidon's own refusals alike (ProblemDirectHandler); made once, with their
+     * bytes, rather than per answer.
+     */
+    static final Header NO_STORE = HeaderValues.createCached(HeaderNames.CACHE_CONTROL, "no-store");
+    static final Header NOSNIFF = HeaderValues.createCached(HeaderNames.X_CONTENT_TYPE_OPTIONS, "nosniff");
 
     Reply {
         headers = Map.copyOf(headers);

@@ -3,7 +3,6 @@ package io.dogama.agent.http.internal;
 import io.dogama.agent.auth.AuthDecision;
 import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.core.ProblemCode;
-import io.helidon.http.Header;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -45,9 +44,6 @@ final class RequestGate implements Handler {
                     Pattern.CASE_INSENSITIVE);
     private static final int READ_CHUNK = 8192;
     private static final byte[] EMPTY_SHA256 = sha256().digest();
-    /** On every answer; made once, with their bytes, rather than per answer. */
-    private static final Header NO_STORE = HeaderValues.createCached(HeaderNames.CACHE_CONTROL, "no-store");
-    private static final Header NOSNIFF = HeaderValues.createCached(HeaderNames.X_CONTENT_TYPE_OPTIONS, "nosniff");
     /** The names the authenticator asks for on every request, made once rather than lower-cased each time. */
     private static final Map<String, HeaderName> AUTH_HEADERS = Map.of(
             Authenticator.AUTHORIZATION_HEADER, HeaderNames.create(Authenticator.AUTHORIZATION_HEADER),
@@ -358,8 +354,8 @@ final class RequestGate implements Handler {
             return;
         }
         res.status(Status.create(reply.status()));
-        res.header(NO_STORE);
-        res.header(NOSNIFF);
+        res.header(Reply.NO_STORE);
+        res.header(Reply.NOSNIFF);
         for (Map.Entry<String, String> h : reply.headers().entrySet()) {
             res.header(h.getKey(), h.getValue());
         }
