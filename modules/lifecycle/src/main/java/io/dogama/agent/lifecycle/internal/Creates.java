@@ -6,6 +6,7 @@ import io.dogama.agent.core.ContainerSpec;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.docker.ContainerSummary;
 import io.dogama.agent.docker.DockerConflictException;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.lifecycle.Created;
@@ -194,9 +195,9 @@ final class Creates {
                 (Identities.STATUS_CREATED.equals(m.info().state().status()) ? remove : ran).add(m.info().id());
             }
             if (run.search()) {
-                List<String> neverStarted = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest());
-                remove.addAll(neverStarted);
-                ids.unrecorded(r.instanceId(), r.planDigest(), neverStarted).forEach(ran::add);
+                for (ContainerSummary c : ids.unrecordedSummaries(r.instanceId(), r.planDigest())) {
+                    (Identities.STATUS_CREATED.equals(c.state()) ? remove : ran).add(c.id());
+                }
             }
             ran.removeAll(remove);
             for (String c : remove) {

@@ -170,14 +170,32 @@ final class Identities {
 
     private List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude,
             boolean neverStarted) throws DockerException {
-        String name = new InstanceId(instanceId).containerName();
         List<String> out = new ArrayList<>();
+        for (ContainerSummary c : unrecordedSummaries(instanceId, planDigest)) {
+            if (!exclude.contains(c.id()) && (!neverStarted || STATUS_CREATED.equals(c.state()))) {
+                out.add(c.id());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The containers of {@link #unrecorded} with their engine state, from one list call, for a caller that treats
+     * those that ran apart from those that never did ({@code Creates}' undo).
+     *
+     * @param instanceId the instance
+     * @param planDigest the digest of the plan the container was being created from
+     * @return their summaries
+     * @throws DockerException on an engine failure
+     */
+    List<ContainerSummary> unrecordedSummaries(String instanceId, String planDigest) throws DockerException {
+        String name = new InstanceId(instanceId).containerName();
+        List<ContainerSummary> out = new ArrayList<>();
         for (ContainerSummary c : docker.listContainersByLabel(Labels.INSTANCE_ID, instanceId)) {
             Map<String, String> l = c.labels();
             if (c.names().contains(name) && "true".equals(l.get(Labels.MANAGED))
-                    && instanceId.equals(l.get(Labels.INSTANCE_ID)) && planDigest.equals(l.get(Labels.PLAN_DIGEST))
-                    && !exclude.contains(c.id()) && (!neverStarted || STATUS_CREATED.equals(c.state()))) {
-                out.add(c.id());
+                    && instanceId.equals(l.get(Labels.INSTANCE_ID)) && planDigest.equals(l.get(Labels.PLAN_DIGEST))) {
+                out.add(c);
             }
         }
         return out;
