@@ -24,19 +24,20 @@
 #define S_REPLACE_START_NEW 11
 #define S_REPLACE_REMOVE_OLD 12
 #define S_REPLACE_COMMIT 13
-#define S_ROLLBACK_PERSIST 14
-#define S_ROLLBACK_REMOVE_NEW 15
-#define S_ROLLBACK_RENAME_OLD 16
-#define S_ROLLBACK_RECREATE_OLD 17
-#define S_ROLLBACK_RECORD_OLD 18
-#define S_ROLLBACK_START_OLD 19
-#define S_ROLLBACK_COMMIT 20
-#define S_ROLLBACK_STOP_ALL 21
-#define S_ROLLBACK_GIVE_UP 22
-#define S_DELETE_PERSIST_INTENT 23
-#define S_DELETE_REMOVE_CONTAINER 24
-#define S_DELETE_REMOVE_PRIOR 25
-#define S_DELETE_REMOVE_RECORD 26
+#define S_REPLACE_RESUME 14
+#define S_ROLLBACK_PERSIST 15
+#define S_ROLLBACK_REMOVE_NEW 16
+#define S_ROLLBACK_RENAME_OLD 17
+#define S_ROLLBACK_RECREATE_OLD 18
+#define S_ROLLBACK_RECORD_OLD 19
+#define S_ROLLBACK_START_OLD 20
+#define S_ROLLBACK_COMMIT 21
+#define S_ROLLBACK_STOP_ALL 22
+#define S_ROLLBACK_GIVE_UP 23
+#define S_DELETE_PERSIST_INTENT 24
+#define S_DELETE_REMOVE_CONTAINER 25
+#define S_DELETE_REMOVE_PRIOR 26
+#define S_DELETE_REMOVE_RECORD 27
 #define O_DONE 1
 #define O_REFUSED 2
 #define O_SILENT 3
@@ -434,6 +435,26 @@ D_REPLACE_COMMIT:
   :: o == O_REFUSED -> search = false; goto L_ROLLBACK_PERSIST
   :: o == O_SILENT -> search = false; goto L_ROLLBACK_PERSIST
   fi;
+L_REPLACE_RESUME: /* LOOK ALL when ALWAYS */
+  if :: !(true) -> o = O_DONE; goto D_REPLACE_RESUME :: else fi;
+  crashpoint();
+  o = 0;
+  atomic {
+    if
+    :: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE
+    :: else -> o = O_REFUSED
+    :: fault(); o = O_REFUSED
+    :: fault(); o = O_SILENT
+    fi
+  };
+  invariants();
+  crashpoint();
+D_REPLACE_RESUME:
+  if
+  :: o == O_DONE -> search = false; goto L_REPLACE_START_NEW
+  :: o == O_REFUSED -> search = false; goto L_ROLLBACK_PERSIST
+  :: o == O_SILENT -> goto opdone
+  fi;
 L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   if :: !(true) -> o = O_DONE; goto D_ROLLBACK_PERSIST :: else fi;
   crashpoint();
@@ -441,7 +462,7 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   atomic {
     if
     :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE ->
-       if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi
+       if :: unrecordedUnstarted(plan, knownNew) :: fault(); o = O_REFUSED fi
     :: else
     fi;
     if
@@ -742,6 +763,7 @@ crash:
   :: st == P_CREATING && mk == S_REPLACE_START_NEW -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_REPLACE_REMOVE_OLD -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_REPLACE_COMMIT -> search = true; goto L_CREATE_UNDO_REMOVE
+  :: st == P_CREATING && mk == S_REPLACE_RESUME -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_PERSIST -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_REMOVE_NEW -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_RENAME_OLD -> search = true; goto L_CREATE_UNDO_REMOVE
@@ -766,9 +788,10 @@ crash:
   :: st == P_REPLACING && mk == S_REPLACE_RENAME_OLD -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_REPLACE_CREATE_NEW -> search = true; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_REPLACE_RECORD_NEW -> search = false; goto L_ROLLBACK_PERSIST
-  :: st == P_REPLACING && mk == S_REPLACE_START_NEW -> search = false; goto L_ROLLBACK_PERSIST
-  :: st == P_REPLACING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_ROLLBACK_PERSIST
+  :: st == P_REPLACING && mk == S_REPLACE_START_NEW -> search = false; goto L_REPLACE_RESUME
+  :: st == P_REPLACING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_REPLACE_RESUME
   :: st == P_REPLACING && mk == S_REPLACE_COMMIT -> search = false; goto L_ROLLBACK_PERSIST
+  :: st == P_REPLACING && mk == S_REPLACE_RESUME -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_PERSIST -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_ROLLBACK_PERSIST
@@ -796,6 +819,7 @@ crash:
   :: st == P_ROLLING_BACK && mk == S_REPLACE_START_NEW -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_REPLACE_COMMIT -> search = false; goto L_ROLLBACK_REMOVE_NEW
+  :: st == P_ROLLING_BACK && mk == S_REPLACE_RESUME -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_PERSIST -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_ROLLBACK_REMOVE_NEW
@@ -823,6 +847,7 @@ crash:
   :: st == P_DELETING && mk == S_REPLACE_START_NEW -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_REPLACE_COMMIT -> search = false; goto L_DELETE_REMOVE_CONTAINER
+  :: st == P_DELETING && mk == S_REPLACE_RESUME -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_PERSIST -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_DELETE_REMOVE_CONTAINER
@@ -1115,6 +1140,26 @@ D_REPLACE_COMMIT:
   :: o == O_REFUSED -> search = false; goto L_ROLLBACK_PERSIST
   :: o == O_SILENT -> search = false; goto L_ROLLBACK_PERSIST
   fi;
+L_REPLACE_RESUME: /* LOOK ALL when ALWAYS */
+  if :: !(true) -> o = O_DONE; goto D_REPLACE_RESUME :: else fi;
+  crashpoint();
+  o = 0;
+  atomic {
+    if
+    :: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE
+    :: else -> o = O_REFUSED
+    :: fault(); o = O_REFUSED
+    :: fault(); o = O_SILENT
+    fi
+  };
+  invariants();
+  crashpoint();
+D_REPLACE_RESUME:
+  if
+  :: o == O_DONE -> search = false; goto L_REPLACE_START_NEW
+  :: o == O_REFUSED -> search = false; goto L_ROLLBACK_PERSIST
+  :: o == O_SILENT -> goto opdone
+  fi;
 L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   if :: !(true) -> o = O_DONE; goto D_ROLLBACK_PERSIST :: else fi;
   crashpoint();
@@ -1122,7 +1167,7 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
   atomic {
     if
     :: (search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD))) && cid == NONE && knownNew == NONE ->
-       if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi
+       if :: unrecordedUnstarted(plan, knownNew) :: fault(); o = O_REFUSED fi
     :: else
     fi;
     if
@@ -1423,6 +1468,7 @@ crash:
   :: st == P_CREATING && mk == S_REPLACE_START_NEW -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_REPLACE_REMOVE_OLD -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_REPLACE_COMMIT -> search = true; goto L_CREATE_UNDO_REMOVE
+  :: st == P_CREATING && mk == S_REPLACE_RESUME -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_PERSIST -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_REMOVE_NEW -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_ROLLBACK_RENAME_OLD -> search = true; goto L_CREATE_UNDO_REMOVE
@@ -1447,9 +1493,10 @@ crash:
   :: st == P_REPLACING && mk == S_REPLACE_RENAME_OLD -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_REPLACE_CREATE_NEW -> search = true; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_REPLACE_RECORD_NEW -> search = false; goto L_ROLLBACK_PERSIST
-  :: st == P_REPLACING && mk == S_REPLACE_START_NEW -> search = false; goto L_ROLLBACK_PERSIST
-  :: st == P_REPLACING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_ROLLBACK_PERSIST
+  :: st == P_REPLACING && mk == S_REPLACE_START_NEW -> search = false; goto L_REPLACE_RESUME
+  :: st == P_REPLACING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_REPLACE_RESUME
   :: st == P_REPLACING && mk == S_REPLACE_COMMIT -> search = false; goto L_ROLLBACK_PERSIST
+  :: st == P_REPLACING && mk == S_REPLACE_RESUME -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_PERSIST -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_ROLLBACK_PERSIST
   :: st == P_REPLACING && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_ROLLBACK_PERSIST
@@ -1477,6 +1524,7 @@ crash:
   :: st == P_ROLLING_BACK && mk == S_REPLACE_START_NEW -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_REPLACE_COMMIT -> search = false; goto L_ROLLBACK_REMOVE_NEW
+  :: st == P_ROLLING_BACK && mk == S_REPLACE_RESUME -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_PERSIST -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_ROLLBACK_REMOVE_NEW
   :: st == P_ROLLING_BACK && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_ROLLBACK_REMOVE_NEW
@@ -1504,6 +1552,7 @@ crash:
   :: st == P_DELETING && mk == S_REPLACE_START_NEW -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_REPLACE_REMOVE_OLD -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_REPLACE_COMMIT -> search = false; goto L_DELETE_REMOVE_CONTAINER
+  :: st == P_DELETING && mk == S_REPLACE_RESUME -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_PERSIST -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_REMOVE_NEW -> search = false; goto L_DELETE_REMOVE_CONTAINER
   :: st == P_DELETING && mk == S_ROLLBACK_RENAME_OLD -> search = false; goto L_DELETE_REMOVE_CONTAINER

@@ -23,6 +23,8 @@ public interface Reconciliations {
         CREATE_UNDONE,
         /** An interrupted replace or rollback was rolled back. */
         REPLACE_ROLLED_BACK,
+        /** An interrupted replace whose prior container was already gone was finished (its new plan committed). */
+        REPLACE_FINISHED,
         /** An interrupted delete was finished. */
         DELETE_FINISHED,
         /** An interrupted operation could not be resolved; left as it is until the next start. */

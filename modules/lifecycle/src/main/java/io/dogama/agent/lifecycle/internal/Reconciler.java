@@ -20,7 +20,8 @@ import java.util.Set;
  * after any crash):
  * <ul>
  * <li>{@code CREATING}: the create is undone (its container removed, the intent dropped);</li>
- * <li>{@code REPLACING}, {@code ROLLING_BACK}: the replace is rolled back;</li>
+ * <li>{@code REPLACING}, {@code ROLLING_BACK}: the replace is rolled back, unless its new container was recorded
+ *     and its prior container is gone: then it is finished ({@link Step#REPLACE_RESUME});</li>
  * <li>{@code DELETING}: the delete is finished;</li>
  * <li>any other state: the container is inspected by its registered ID and drift is logged,
  *     nothing is changed.</li>
@@ -133,7 +134,8 @@ final class Reconciler {
                 LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
                 tell(id, switch (go.step().family()) {
                     case CREATE -> Reconciliations.Action.CREATE_UNDONE;
-                    case REPLACE, ROLLBACK -> Reconciliations.Action.REPLACE_ROLLED_BACK;
+                    case REPLACE, ROLLBACK -> finished(end) ? Reconciliations.Action.REPLACE_FINISHED
+                            : Reconciliations.Action.REPLACE_ROLLED_BACK;
                     case DELETE -> Reconciliations.Action.DELETE_FINISHED;
                 });
             } else {
@@ -145,6 +147,11 @@ final class Reconciler {
             tell(id, Reconciliations.Action.LEFT_UNRESOLVED);
         }
         return true;
+    }
+
+    /** @return true if a replace's run ended in its commit (resumed), not in a rollback */
+    private static boolean finished(Step.Decision end) {
+        return end instanceof Step.End e && e.ifStopped() == Event.REPLACED_CREATED;
     }
 
     private void drift(Tracked t) throws DockerException {

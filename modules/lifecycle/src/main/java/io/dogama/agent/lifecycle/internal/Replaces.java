@@ -200,9 +200,10 @@ final class Replaces {
                 case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(approval.plan().spec()));
                 case REPLACE_RECORD_NEW -> run.write(r -> r.withContainerId(made));
                 case REPLACE_START_NEW -> {
-                    mounts.revalidateMounts(run.tracked().record().canonicalPlan(),
-                            ids.requireCurrent(run.tracked().record()));
-                    docker.startContainer(made.orElseThrow());
+                    // by the recorded ID (a resumed replace has no other), after its identity and mounts are checked
+                    ContainerInfo fresh = ids.requireCurrent(run.tracked().record());
+                    mounts.revalidateMounts(run.tracked().record().canonicalPlan(), fresh);
+                    docker.startContainer(fresh.id());
                 }
                 case REPLACE_REMOVE_OLD -> ids.removeIfPresent(prior(run).containerId().orElseThrow());
                 case REPLACE_COMMIT -> {
@@ -212,6 +213,7 @@ final class Replaces {
                     LOG.log(System.Logger.Level.INFO, "lifecycle: {0} replaced, revision {1}", run.tracked().id(),
                             run.tracked().record().revision());
                 }
+                case REPLACE_RESUME -> resume(run);
                 case ROLLBACK_PERSIST -> rollbackPersist(run);
                 case ROLLBACK_REMOVE_NEW -> removeNew(run);
                 case ROLLBACK_RENAME_OLD -> {
@@ -254,6 +256,24 @@ final class Replaces {
         }
 
         /**
+         * A start-up's look at a replace whose new container was recorded: finished (done) when the prior container
+         * is gone and the recorded new one is ours, of the new plan; otherwise refused, and rolled back. A prior
+         * container that is still there is the crash of a replace this agent ran; one that is gone can no longer be
+         * put back, only made again from its plan, and an older registry copy restored after the commit looks just
+         * like this.
+         */
+        private void resume(StepMachine.Run run) throws Abort, DockerException {
+            InstanceRecord r = run.tracked().record();
+            InstanceRecord.Prior p = prior(run);
+            if (!(ids.identify(p.containerId(), Identities.Expect.prior(r, p)) instanceof Identities.Missing)) {
+                throw new Abort(ProblemCode.INTERVENTION_REQUIRED); // still there: rolled back
+            }
+            ids.requireCurrent(r); // the new container, by its recorded ID, ours and of the new plan
+            LOG.log(System.Logger.Level.INFO, "lifecycle: {0}: the prior container is gone; the replace is finished",
+                    r.instanceId());
+        }
+
+        /**
          * {@code ROLLING_BACK}, folding in the new container's ID: the one the request knew, or the
          * one the crash-window rule finds when the create's answer may have been lost.
          */
@@ -265,7 +285,9 @@ final class Replaces {
             InstanceRecord.Prior p = prior(run);
             Optional<String> newId = r.containerId().or(() -> made);
             if (newId.isEmpty() && (run.search() || searchedAtStart)) {
-                newId = ids.unrecorded(r.instanceId(), r.planDigest(), p.containerId().stream().toList())
+                // Never one that ran: the replace's create never starts what it has not recorded, so a started one
+                // is not this window's (an older registry copy put back after the replace went on).
+                newId = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest(), p.containerId().stream().toList())
                         .stream().findFirst();
             }
             made = newId;
@@ -282,7 +304,7 @@ final class Replaces {
             InstanceRecord r = run.tracked().record();
             InstanceRecord.Prior p = prior(run);
             if (r.containerId().isEmpty() && (run.search() || searchedAtStart)) {
-                Optional<String> hidden = ids.unrecorded(r.instanceId(), r.planDigest(),
+                Optional<String> hidden = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest(),
                         p.containerId().stream().toList()).stream().findFirst();
                 if (hidden.isPresent()) {
                     made = hidden;

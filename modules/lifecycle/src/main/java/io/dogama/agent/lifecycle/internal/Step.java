@@ -73,6 +73,12 @@ enum Step {
     /** Commit revision + 1 and drop the prior. */
     REPLACE_COMMIT("replace:commit", Family.REPLACE, Effect.WRITE, Target.RECORD, Guard.ALWAYS,
             EnumSet.of(REPLACING), "REPLACE_REMOVE_OLD"),
+    /**
+     * Start-up only, once the new container is recorded: is the prior container gone and the new one ours? Then
+     * the replace is finished (its steps again, each a no-op where it is done), else rolled back.
+     */
+    REPLACE_RESUME("replace:resume", Family.REPLACE, Effect.LOOK, Target.ALL, Guard.ALWAYS,
+            EnumSet.of(REPLACING), null),
 
     // rollback (of a replace that did not commit)
     /** Persist {@code ROLLING_BACK} (folding in a new container ID the request knew or the crash window hid). */
@@ -138,7 +144,9 @@ enum Step {
         /** The engine starts a container. */
         START,
         /** The engine removes a container (force, never its volumes or any host path). */
-        REMOVE
+        REMOVE,
+        /** The engine is asked about containers; nothing is changed. */
+        LOOK
     }
 
     /** The container a step acts on, always by its recorded ID (or, for a create, the one it makes). */
@@ -313,7 +321,13 @@ enum Step {
         return switch (state) {
             case ABSENT, CREATED, RUNNING, STOPPED, INTERVENTION_REQUIRED -> new Keep();
             case CREATING -> new Go(CREATE_UNDO_REMOVE, true);
-            case REPLACING -> new Go(ROLLBACK_PERSIST, search);
+            // Once the new container is recorded, a prior container that is gone means the replace got past its
+            // removal (or someone removed it): finishing keeps the new container the caller asked for, where a
+            // rollback would remove it and recreate the old one from its plan (its writable layer lost either way).
+            // It is also the one end an older registry copy from this window, restored, leads to that a committed
+            // replace agrees with (StaleRegistryTest).
+            case REPLACING -> marker.filter(m -> m == REPLACE_START_NEW || m == REPLACE_REMOVE_OLD).isPresent()
+                    ? new Go(REPLACE_RESUME, false) : new Go(ROLLBACK_PERSIST, search);
             case ROLLING_BACK -> new Go(ROLLBACK_REMOVE_NEW, search);
             case DELETING -> new Go(DELETE_REMOVE_CONTAINER, false);
         };
@@ -354,9 +368,13 @@ enum Step {
             case REPLACE_RECORD_NEW -> done ? new Go(REPLACE_START_NEW, false) : new Go(ROLLBACK_PERSIST, false);
             case REPLACE_START_NEW -> done ? new Go(REPLACE_REMOVE_OLD, false) : new Go(ROLLBACK_PERSIST, false);
             case REPLACE_REMOVE_OLD -> done ? new Go(REPLACE_COMMIT, false) : new Go(ROLLBACK_PERSIST, false);
-            // a replace that did not commit is always rolled back, never rolled forward
+            // in the request, a replace that did not commit is always rolled back; only a start-up resumes one
             case REPLACE_COMMIT -> done ? new End(Event.REPLACED_CREATED, Event.REPLACED_RUNNING)
                     : new Go(ROLLBACK_PERSIST, false);
+            // refused: the prior container is there (or the new one is not ours), so it is rolled back; an engine
+            // that did not answer decides nothing: the record stays for the next start
+            case REPLACE_RESUME -> done ? new Go(REPLACE_START_NEW, false)
+                    : silent ? new Keep() : new Go(ROLLBACK_PERSIST, false);
 
             case ROLLBACK_PERSIST -> done ? new Go(ROLLBACK_REMOVE_NEW, false) : new Go(ROLLBACK_STOP_ALL, false);
             // REFUSED here also stands for "not safe": the prior cannot come back, nothing is removed

@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.registry.InstanceRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,8 +33,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * whose step fails (a simulated engine failure: the operation's own error handling runs) and (b) a
  * run halted at the step (an {@link Error} nothing catches, like a crash), after which a NEW agent
  * (new registry handle on the same data directory, new engine client) reconciles. Each run ends with
- * no orphan, incomplete or duplicate container, the prior instance restored or left stopped in
- * {@code INTERVENTION_REQUIRED}, and the bind-mounted file untouched. A new step in the enum gets
+ * no orphan, incomplete or duplicate container, the prior instance restored (or, where a start-up finds the old
+ * container already removed, the replace finished) or left stopped in {@code INTERVENTION_REQUIRED}, and the
+ * bind-mounted file untouched. A new step in the enum gets
  * both tests automatically; the test also proves the step was actually reached.
  */
 class FaultTest {
@@ -106,9 +108,39 @@ class FaultTest {
         return s.on(target, action);
     }
 
+    /**
+     * {@link Step#REPLACE_RESUME} acts only in a start-up: the replace is halted at its commit (the old container
+     * already removed), and the fault is the new agent's, in its reconciliation.
+     */
+    private void resumes(Harness.Action action) throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(REPLACE_COMMIT, HALT);
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        Harness.Script script = new Harness.Script().on(Step.REPLACE_RESUME, action);
+        if (action == HALT) {
+            assertThrows(Harness.Halt.class, () -> h.restartAgent(Reconciliations.NONE, script));
+            assertTrue(script.reached(Step.REPLACE_RESUME), "never reached: " + script.reached);
+            h.restartAgent();
+            assertReplaced(); // the next start finishes it
+        } else {
+            h.restartAgent(Reconciliations.NONE, script);
+            assertTrue(script.reached(Step.REPLACE_RESUME), "never reached: " + script.reached);
+            // the look refused: rolled back, the old container made again from its plan
+            assertRestored();
+            h.restartAgent();
+            assertRestored();
+        }
+        h.assertKept(src, "data");
+    }
+
     @ParameterizedTest
     @EnumSource(Step.class)
     void failsAt(Step target) throws Exception {
+        if (target == Step.REPLACE_RESUME) {
+            resumes(FAIL);
+            return;
+        }
         Supplier<Outcome<?>> op = prepare(target);
         Harness.Script script = script(target, FAIL);
         h.faults.current = script;
@@ -159,6 +191,10 @@ class FaultTest {
     @ParameterizedTest
     @EnumSource(Step.class)
     void haltsAt(Step target) throws Exception {
+        if (target == Step.REPLACE_RESUME) {
+            resumes(HALT);
+            return;
+        }
         Supplier<Outcome<?>> op = prepare(target);
         Harness.Script script = script(target, HALT);
         h.faults.current = script;
@@ -166,7 +202,12 @@ class FaultTest {
         assertTrue(script.reached(target), target + " was never reached: " + script.reached);
 
         h.restartAgent();
-        assertFinal(target);
+        if (target == REPLACE_COMMIT) {
+            // the old container was removed: the start finishes the replace rather than make the old one again
+            assertReplaced();
+        } else {
+            assertFinal(target);
+        }
         h.assertKept(src, "data");
     }
 
@@ -187,6 +228,15 @@ class FaultTest {
 
     private void assertState(InstanceState expected) throws Exception {
         assertEquals(expected, h.requireRecord(id).state());
+    }
+
+    /** The instance as the replace asked: plan v2, revision 1, running. */
+    private void assertReplaced() throws Exception {
+        Optional<InstanceRecord> r = h.assertEnd(id, Harness.End.SETTLED);
+        assertEquals(Harness.digest(v2), r.orElseThrow().planDigest());
+        assertEquals(1, r.get().revision());
+        assertEquals(InstanceState.RUNNING, r.get().state());
+        assertEquals("running", ok(h.ops.inspect(id)).container().status());
     }
 
     /** The instance as it was before the operation: plan v1, revision 0, running. */

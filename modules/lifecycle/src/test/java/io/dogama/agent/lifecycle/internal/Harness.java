@@ -295,12 +295,25 @@ final class Harness implements AutoCloseable {
     /** As {@link #restartAgent()}, telling {@code listener} what the reconciliation did. */
     void restartAgent(io.dogama.agent.lifecycle.Reconciliations listener)
             throws RegistryException, DockerException, LifecycleException {
+        restartAgent(listener, Faults.NONE);
+    }
+
+    /**
+     * As {@link #restartAgent()}, with {@code during} as the fault seam of the start-up reconciliation only (a
+     * {@link Halt} there reaches the caller, as a crash of the new agent would end it).
+     */
+    void restartAgent(io.dogama.agent.lifecycle.Reconciliations listener, Faults during)
+            throws RegistryException, DockerException, LifecycleException {
         registry.close();
         docker.close();
-        faults.current = Faults.NONE;
+        faults.current = during;
         docker = DockerEngine.connect(socket);
         registry = Registry.open(dataDir, 200);
-        ops = Agents.start(docker, registry, policy, faults, listener);
+        try {
+            ops = Agents.start(docker, registry, policy, faults, listener);
+        } finally {
+            faults.current = Faults.NONE;
+        }
     }
 
     /**

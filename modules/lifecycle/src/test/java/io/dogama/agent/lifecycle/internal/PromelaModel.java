@@ -436,10 +436,15 @@ final class PromelaModel {
                     + "assert(cid != NONE);\n" + engine("true", "if :: ex[pcid] -> remove(pcid) :: else fi");
             case REPLACE_COMMIT -> write("st = (wasRunning -> P_RUNNING : P_CREATED); hasPrior = false; "
                     + "pcid = NONE; mk = 0");
+            // a look: done when the prior is gone and the recorded new container is ours; the engine may refuse or
+            // not answer
+            case REPLACE_RESUME -> "if\n:: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE\n"
+                    + ":: else -> o = O_REFUSED\n:: fault(); o = O_REFUSED\n:: fault(); o = O_SILENT\nfi";
 
             // the search for what the create made is an engine call of its own: refused, the write never runs
+            // (never one that ran: the replace's create never starts what it has not recorded)
             case ROLLBACK_PERSIST -> "if\n:: (search || " + markerSearch() + ") && cid == NONE && knownNew == NONE ->\n"
-                    + "   if :: unrecorded(plan, knownNew) :: fault(); o = O_REFUSED fi\n:: else\nfi;\n"
+                    + "   if :: unrecordedUnstarted(plan, knownNew) :: fault(); o = O_REFUSED fi\n:: else\nfi;\n"
                     + "if\n:: o == O_REFUSED\n:: else ->\n   "
                     + write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = "
                     + c(Step.ROLLBACK_REMOVE_NEW)).replace("\n", "\n   ") + "\nfi";

@@ -67,6 +67,14 @@ class ReconcileListenerTest {
     }
 
     @Test
+    void anInterruptedReplaceWhosePriorContainerIsGoneIsFinished() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        crashAt(Step.REPLACE_COMMIT, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        assertEquals(List.of(id + " " + Reconciliations.Action.REPLACE_FINISHED), heard);
+    }
+
+    @Test
     void anInterruptedDeleteIsFinishedAndASettledInstanceTellsNothing() throws Exception {
         ok(h.ops.create(bytes(v1)));
         crashAt(Step.DELETE_REMOVE_CONTAINER, () -> h.ops.delete(id));

@@ -2,10 +2,13 @@ package io.dogama.agent.lifecycle.internal;
 
 import static io.dogama.agent.lifecycle.internal.Harness.bytes;
 import static io.dogama.agent.lifecycle.internal.Harness.ok;
+import static io.dogama.agent.lifecycle.internal.Harness.replaceBody;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Registry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * restored (the agent's own messages advise restoring a damaged registry from a backup), or an older head written
  * over the current one by someone without the key. The registry cannot tell it from the current one; the start-up
  * recovery then finds an intent that the engine has long since outlived. Found by session 36's review against the
- * real agent: the recovery removed the running container that a committed create had answered 201 for.
+ * real agent: the recovery removed the running container that a committed create had answered 201 for; and, the
+ * same cause, a copy from a replace's window rolled the committed replace back (session 37).
  */
 class StaleRegistryTest {
     private Harness h;
@@ -38,15 +42,8 @@ class StaleRegistryTest {
         h = new Harness();
         String id = h.newId();
         String plan = h.plan(id, h.source("data"), Harness.port(), "one");
-        Path copy = Files.createTempDirectory("dogama-stale-").resolve("registry.dat");
         // The copy is taken where a backup could have been: the intent is on disk, the container not yet made.
-        h.faults.current = new Harness.Script().on(Step.CREATE_CONTAINER, step -> {
-            try {
-                Files.copy(h.dataDir.resolve("registry.dat"), copy);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        });
+        Path copy = copyAt(Step.CREATE_CONTAINER);
         ok(h.ops.create(bytes(plan)));
         h.faults.current = Faults.NONE;
         ok(h.ops.start(id));
@@ -54,13 +51,7 @@ class StaleRegistryTest {
         assertEquals(1, before.size(), before::toString);
         assertEquals("running", before.get(0).status());
 
-        // The agent stops, the copy is put back, a new agent starts and reconciles.
-        h.registry.close();
-        h.docker.close();
-        Files.copy(copy, h.dataDir.resolve("registry.dat"), StandardCopyOption.REPLACE_EXISTING);
-        h.docker = DockerEngine.connect(h.socket);
-        h.registry = Registry.open(h.dataDir, 200);
-        h.ops = Agents.start(h.docker, h.registry, h.policy, h.faults);
+        restoreAndRestart(copy);
 
         List<Harness.Seen> after = h.containersOf(id);
         assertEquals(1, after.size(), () -> "the started container was removed: " + after);
@@ -69,5 +60,89 @@ class StaleRegistryTest {
         // The stale intent is not acted on as the instance either: no record claims the container.
         var record = h.record(id);
         assertTrue(record.isEmpty(), () -> "record: " + record);
+    }
+
+    /**
+     * The copy holds the replace's intent with the new container recorded, the prior one not yet removed; put back
+     * after the commit, it once rolled the replace back: the new container removed, the old one made again.
+     */
+    @Test
+    void aCopyTakenDuringAReplaceNeverRollsTheCommittedReplaceBack() throws Exception {
+        h = new Harness();
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        String v2 = h.plan(id, src, port, "two");
+        Path copy = copyAt(Step.REPLACE_START_NEW);
+        ok(h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        h.faults.current = Faults.NONE;
+        List<Harness.Seen> before = h.containersOf(id);
+        assertEquals(1, before.size(), before::toString);
+
+        restoreAndRestart(copy);
+
+        List<Harness.Seen> after = h.containersOf(id);
+        assertEquals(1, after.size(), after::toString);
+        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
+        assertEquals("running", after.get(0).status());
+        InstanceRecord r = h.requireRecord(id);
+        assertEquals(InstanceState.RUNNING, r.state());
+        assertEquals(1, r.revision());
+        assertEquals(Harness.digest(v2), r.planDigest());
+        assertEquals(java.util.Optional.of(before.get(0).id()), r.containerId());
+    }
+
+    /**
+     * The copy holds the replace's intent from inside its create's window (the new container made, not yet
+     * recorded). The crash-window rule looks for the container that create may have left; the committed replace's
+     * container has run since, so it is not one that create left, and it is neither folded into the rollback nor
+     * removed. The instance is left to an operator.
+     */
+    @Test
+    void aCopyTakenInAReplacesCreateWindowNeverRemovesTheContainerThatRan() throws Exception {
+        h = new Harness();
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        Path copy = copyAt(Step.REPLACE_RECORD_NEW);
+        ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        h.faults.current = Faults.NONE;
+        List<Harness.Seen> before = h.containersOf(id);
+        assertEquals(1, before.size(), before::toString);
+
+        restoreAndRestart(copy);
+
+        List<Harness.Seen> after = h.containersOf(id);
+        assertEquals(1, after.size(), after::toString);
+        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
+        assertEquals("running", after.get(0).status());
+        assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
+    }
+
+    /** Copies the registry's file when the operation reaches {@code step} (before it acts). */
+    private Path copyAt(Step step) throws IOException {
+        Path copy = Files.createTempDirectory("dogama-stale-").resolve("registry.dat");
+        h.faults.current = new Harness.Script().on(step, s -> {
+            try {
+                Files.copy(h.dataDir.resolve("registry.dat"), copy);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        return copy;
+    }
+
+    /** The agent stops, the copy is put back, a new agent starts and reconciles. */
+    private void restoreAndRestart(Path copy) throws Exception {
+        h.registry.close();
+        h.docker.close();
+        Files.copy(copy, h.dataDir.resolve("registry.dat"), StandardCopyOption.REPLACE_EXISTING);
+        h.docker = DockerEngine.connect(h.socket);
+        h.registry = Registry.open(h.dataDir, 200);
+        h.ops = Agents.start(h.docker, h.registry, h.policy, h.faults);
     }
 }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Every (state, step, event) triple of the step protocol ({@link Step#decide}): 9 states x 26 steps
- * x 4 outcomes = 936 cases, and every (state, marker) pair of {@link Step#recover}.
+ * Every (state, step, event) triple of the step protocol ({@link Step#decide}): 9 states x 27 steps
+ * x 4 outcomes = 972 cases, and every (state, marker) pair of {@link Step#recover}.
  */
 class StepProtocolTest {
 
@@ -32,7 +32,9 @@ class StepProtocolTest {
         return Optional.of(switch (outcome) {
             case DONE -> done(step);
             case REFUSED -> failed(step, false);
-            case SILENT -> failed(step, step.effect() == Step.Effect.CREATE);
+            // a look the engine did not answer decides nothing
+            case SILENT -> step == Step.REPLACE_RESUME ? new Step.Keep()
+                    : failed(step, step.effect() == Step.Effect.CREATE);
             case CRASH -> throw new AssertionError();
         });
     }
@@ -45,6 +47,8 @@ class StepProtocolTest {
             case ROLLBACK_COMMIT -> new Step.End(Event.ROLLED_BACK_STOPPED, Event.ROLLED_BACK_RUNNING);
             case ROLLBACK_GIVE_UP -> new Step.End(Event.ROLLBACK_FAILED);
             case DELETE_REMOVE_RECORD -> new Step.End(Event.DELETE_SUCCEEDED);
+            // a resumed replace runs its own steps again from the start of the new container
+            case REPLACE_RESUME -> new Step.Go(Step.REPLACE_START_NEW, false);
             default -> new Step.Go(Step.values()[step.ordinal() + 1], false);
         };
     }
@@ -99,6 +103,10 @@ class StepProtocolTest {
                     boolean settled = EnumSet.of(Phase.ABSENT, Phase.CREATED, Phase.RUNNING, Phase.STOPPED,
                             Phase.INTERVENTION_REQUIRED).contains(state);
                     assertEquals(settled, d instanceof Step.Keep, d.toString());
+                    // a replace is resumed exactly where the new container is recorded, and nowhere else
+                    boolean recorded = state == Phase.REPLACING && marker.isPresent()
+                            && EnumSet.of(Step.REPLACE_START_NEW, Step.REPLACE_REMOVE_OLD).contains(marker.get());
+                    assertEquals(recorded, d.equals(new Step.Go(Step.REPLACE_RESUME, false)), d.toString());
                     if (d instanceof Step.Go go) {
                         assertTrue(go.step().before().contains(state), go + " cannot act in " + state);
                         boolean create = marker.map(m -> m.effect() == Step.Effect.CREATE).orElse(false);
