@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.jr.ob.JSON;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.Utf8;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.lifecycle.DiskUsage;
 import io.dogama.agent.lifecycle.InstanceSummary;
@@ -86,7 +87,7 @@ final class Json {
     /** @return false if a key or a string anywhere in the value cannot be written as UTF-8 (an unpaired surrogate) */
     private static boolean wellFormed(Object value) {
         return switch (value) {
-            case String s -> StandardCharsets.UTF_8.newEncoder().canEncode(s);
+            case String s -> Utf8.wellFormed(s);
             case Map<?, ?> m -> m.entrySet().stream().allMatch(e -> wellFormed(e.getKey()) && wellFormed(e.getValue()));
             case List<?> l -> l.stream().allMatch(Json::wellFormed);
             case null, default -> true;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.dogama.agent.core.Utf8;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.policy.PolicyException;
 import io.dogama.agent.policy.Rules;
@@ -149,7 +150,7 @@ public sealed interface Json {
                     String key = p.currentName();
                     String child = Paths.child(path, key);
                     Json v = value(p, p.nextToken(), child, depth + 1, maxDepth, out);
-                    if (!wellFormed(key)) {
+                    if (!Utf8.wellFormed(key)) {
                         out.add(new Violation(child, Rules.INVALID_STRING));
                     }
                     if (fields.containsKey(key)) {
@@ -172,7 +173,7 @@ public sealed interface Json {
             }
             case VALUE_STRING -> {
                 String s = p.getText();
-                return new Str(s, wellFormed(s));
+                return new Str(s, Utf8.wellFormed(s));
             }
             case VALUE_NUMBER_INT -> {
                 if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
@@ -195,25 +196,6 @@ public sealed interface Json {
             }
             default -> throw new Malformed("unexpected token");
         }
-    }
-
-    /**
-     * @param s a string
-     * @return false if it holds an unpaired surrogate
-     */
-    static boolean wellFormed(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c)) {
-                if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
-                    return false;
-                }
-                i++;
-            } else if (Character.isLowSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** @return a short name of this value's JSON type, for messages */
