@@ -75,16 +75,8 @@ inline nameXheld(r) {
   :: else -> break
   od
 }
-/* a container with our labels and plan digest d that the record does not name */
-inline unrecorded(d, r) {
-  r = NONE; i = 0;
-  do
-  :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && i != cid && i != pcid -> r = i
-                  :: else fi; i++
-  :: else -> break
-  od
-}
-/* as unrecorded, never started: what a create's window may leave that is incomplete */
+/* a container with our labels and plan digest d that the record does not name and that never ran: what
+   a create's window may leave (every step that makes one records it before anything starts it) */
 inline unrecordedUnstarted(d, r) {
   r = NONE; i = 0;
   do
@@ -125,7 +117,7 @@ active proctype Stranger() {
 
 proctype Requester(bool main) {
   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
-  byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false;
+  byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false; bool fromRep = false;
 next:
   if
   :: main && k == 0 -> op = 1
@@ -138,7 +130,7 @@ next:
   fi;
   k++;
   atomic { if :: busy -> goto next /* instance_busy */ :: else -> busy = true fi }
-  knownNew = NONE; search = false;
+  knownNew = NONE; search = false; fromRep = false;
   if
   :: op == 1 -> /* CreateInstance */
      if :: st == P_ABSENT -> plan = 1; goto L_CREATE_PERSIST_INTENT :: else -> goto opdone fi
@@ -239,7 +231,7 @@ L_CREATE_UNDO_REMOVE: /* REMOVE CURRENT when CONTAINER_KNOWN */
   mk = S_CREATE_CONTAINER;
   o = 0;
   atomic {
-    if :: search -> unrecorded(plan, found) :: else -> found = NONE fi;
+    if :: search -> unrecordedUnstarted(plan, found) :: else -> found = NONE fi;
     if
     :: true -> if :: knownNew != NONE && ex[knownNew] -> remove(knownNew) :: else fi; if :: ok(cid, plan) -> remove(cid) :: else fi; if :: found != NONE -> remove(found) :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
@@ -442,8 +434,7 @@ L_REPLACE_RESUME: /* LOOK ALL when ALWAYS */
   atomic {
     if
     :: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE
-    :: else -> o = O_REFUSED
-    :: fault(); o = O_REFUSED
+    :: !(!(pcid != NONE && ex[pcid]) && ok(cid, plan)) -> o = O_REFUSED
     :: fault(); o = O_SILENT
     fi
   };
@@ -490,6 +481,7 @@ L_ROLLBACK_REMOVE_NEW: /* REMOVE CURRENT when CURRENT_RECORDED */
   atomic {
     if
     :: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED
+    :: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED
     :: else ->
        otherHoldsX(r);
        if :: r -> o = O_REFUSED :: else fi;
@@ -547,7 +539,7 @@ L_ROLLBACK_RECREATE_OLD: /* CREATE OLD when OLD_GONE */
   atomic {
     if
     :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) ->
-       if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi
+       if :: unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi
           :: fault(); o = O_REFUSED
        fi
     :: else
@@ -635,10 +627,10 @@ L_ROLLBACK_STOP_ALL: /* STOP ALL when ALWAYS */
   o = 0;
   atomic {
     if
-    :: true -> if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_DONE
+    :: true -> if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_REFUSED
-    :: true && faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_SILENT
+    :: faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_REFUSED
+    :: true && faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_SILENT
     :: !(true) -> o = O_REFUSED
     fi
   };
@@ -747,7 +739,7 @@ D_DELETE_REMOVE_RECORD:
   :: o == O_SILENT -> goto opdone
   fi;
 crash:
-  knownNew = NONE; search = false; recovering = true;
+  knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);
   if
   :: st == P_CREATING && mk == 0 -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_CREATE_PERSIST_INTENT -> search = true; goto L_CREATE_UNDO_REMOVE
@@ -877,7 +869,7 @@ finish:
 
 proctype Recovery() {
   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
-  bool rqRunning; byte rqPrior; bool recovering;
+  bool rqRunning; byte rqPrior; bool recovering; bool fromRep;
   busy = true;
   goto crash;
 L_CREATE_PERSIST_INTENT: /* WRITE RECORD when ALWAYS */
@@ -944,7 +936,7 @@ L_CREATE_UNDO_REMOVE: /* REMOVE CURRENT when CONTAINER_KNOWN */
   mk = S_CREATE_CONTAINER;
   o = 0;
   atomic {
-    if :: search -> unrecorded(plan, found) :: else -> found = NONE fi;
+    if :: search -> unrecordedUnstarted(plan, found) :: else -> found = NONE fi;
     if
     :: true -> if :: knownNew != NONE && ex[knownNew] -> remove(knownNew) :: else fi; if :: ok(cid, plan) -> remove(cid) :: else fi; if :: found != NONE -> remove(found) :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
@@ -1147,8 +1139,7 @@ L_REPLACE_RESUME: /* LOOK ALL when ALWAYS */
   atomic {
     if
     :: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE
-    :: else -> o = O_REFUSED
-    :: fault(); o = O_REFUSED
+    :: !(!(pcid != NONE && ex[pcid]) && ok(cid, plan)) -> o = O_REFUSED
     :: fault(); o = O_SILENT
     fi
   };
@@ -1195,6 +1186,7 @@ L_ROLLBACK_REMOVE_NEW: /* REMOVE CURRENT when CURRENT_RECORDED */
   atomic {
     if
     :: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED
+    :: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED
     :: else ->
        otherHoldsX(r);
        if :: r -> o = O_REFUSED :: else fi;
@@ -1252,7 +1244,7 @@ L_ROLLBACK_RECREATE_OLD: /* CREATE OLD when OLD_GONE */
   atomic {
     if
     :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) ->
-       if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi
+       if :: unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi
           :: fault(); o = O_REFUSED
        fi
     :: else
@@ -1340,10 +1332,10 @@ L_ROLLBACK_STOP_ALL: /* STOP ALL when ALWAYS */
   o = 0;
   atomic {
     if
-    :: true -> if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_DONE
+    :: true -> if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_DONE
     :: fault(); o = O_REFUSED
-    :: faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_REFUSED
-    :: true && faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_SILENT
+    :: faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; o = O_REFUSED
+    :: true && faults < MAXF -> faults++; if :: search || (false || (st == P_REPLACING && mk == S_CREATE_CONTAINER) || (st == P_REPLACING && mk == S_REPLACE_CREATE_NEW) || (st == P_REPLACING && mk == S_ROLLBACK_RECREATE_OLD) || (st == P_ROLLING_BACK && mk == S_CREATE_CONTAINER) || (st == P_ROLLING_BACK && mk == S_REPLACE_CREATE_NEW) || (st == P_ROLLING_BACK && mk == S_ROLLBACK_RECREATE_OLD)) -> unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); if :: found != NONE -> remove(found) :: else fi :: else fi :: else fi; if :: ok(cid, plan) -> touch(cid); up[cid] = false :: else fi; if :: cid == NONE && ok(knownNew, plan) -> touch(knownNew); up[knownNew] = false :: else fi; if :: ok(pcid, pplan) -> touch(pcid); up[pcid] = false :: else fi; o = O_SILENT
     :: !(true) -> o = O_REFUSED
     fi
   };
@@ -1452,7 +1444,7 @@ D_DELETE_REMOVE_RECORD:
   :: o == O_SILENT -> goto opdone
   fi;
 crash:
-  knownNew = NONE; search = false; recovering = true;
+  knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);
   if
   :: st == P_CREATING && mk == 0 -> search = true; goto L_CREATE_UNDO_REMOVE
   :: st == P_CREATING && mk == S_CREATE_PERSIST_INTENT -> search = true; goto L_CREATE_UNDO_REMOVE

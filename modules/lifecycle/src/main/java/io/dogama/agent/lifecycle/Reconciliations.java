@@ -25,6 +25,11 @@ public interface Reconciliations {
         REPLACE_ROLLED_BACK,
         /** An interrupted replace whose prior container was already gone was finished (its new plan committed). */
         REPLACE_FINISHED,
+        /**
+         * An interrupted replace could be neither finished nor rolled back safely: every container the record names is
+         * stopped, none removed, and the instance answers {@code intervention_required} until an operator deletes it.
+         */
+        INTERVENTION_REQUIRED,
         /** An interrupted delete was finished. */
         DELETE_FINISHED,
         /** An interrupted operation could not be resolved; left as it is until the next start. */

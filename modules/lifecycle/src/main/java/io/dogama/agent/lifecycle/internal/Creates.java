@@ -157,7 +157,7 @@ final class Creates {
             try {
                 return docker.createContainer(spec, approved.networks().resolve(docker, spec.networks()));
             } catch (DockerConflictException e) {
-                List<String> left = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest());
+                List<String> left = ids.unrecordedNeverStarted(r.instanceId(), r.planDigest(), List.of());
                 if (left.isEmpty()) {
                     throw new Abort(ProblemCode.INSTANCE_EXISTS);
                 }

@@ -124,38 +124,10 @@ final class Identities {
     }
 
     /**
-     * The containers a crash (or an engine call whose answer was lost) may have left between creating
-     * a container and recording its ID: named {@code dogama-X}, labelled as instance X made from
-     * exactly this plan digest, and not one the record already names. Only ever asked while the
-     * record says such a create was under way.
-     *
-     * @param instanceId the instance
-     * @param planDigest the digest of the plan the container was being created from
-     * @param exclude    IDs the record names (never removed by this rule)
-     * @return their IDs
-     * @throws DockerException on an engine failure
-     */
-    List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude)
-            throws DockerException {
-        return unrecorded(instanceId, planDigest, exclude, false);
-    }
-
-    /**
-     * What a create of the same plan may clear when the instance's name is taken (see {@code Creates}): the
-     * containers of {@link #unrecorded} that were never started (engine status {@code created}). A container that
-     * ran may hold a workload someone relies on; it is left for an operator.
-     *
-     * @param instanceId the instance
-     * @param planDigest the digest of the plan being created
-     * @return their IDs
-     * @throws DockerException on an engine failure
-     */
-    List<String> unrecordedNeverStarted(String instanceId, String planDigest) throws DockerException {
-        return unrecorded(instanceId, planDigest, List.of(), true);
-    }
-
-    /**
-     * As {@link #unrecordedNeverStarted(String, String)}, leaving out {@code exclude}.
+     * The containers of {@link #unrecordedSummaries} that were never started (engine status {@code created}), leaving
+     * out {@code exclude}: what a create's crash window may leave, as an incomplete container. Every step that makes a
+     * container records it before anything starts it, so one that ran is not from that window (an older registry copy
+     * put back after the operation went on); it may hold a workload someone relies on, and is left for an operator.
      *
      * @param instanceId the instance
      * @param planDigest the digest of the plan whose create may have left one
@@ -165,14 +137,9 @@ final class Identities {
      */
     List<String> unrecordedNeverStarted(String instanceId, String planDigest, Collection<String> exclude)
             throws DockerException {
-        return unrecorded(instanceId, planDigest, exclude, true);
-    }
-
-    private List<String> unrecorded(String instanceId, String planDigest, Collection<String> exclude,
-            boolean neverStarted) throws DockerException {
         List<String> out = new ArrayList<>();
         for (ContainerSummary c : unrecordedSummaries(instanceId, planDigest)) {
-            if (!exclude.contains(c.id()) && (!neverStarted || STATUS_CREATED.equals(c.state()))) {
+            if (!exclude.contains(c.id()) && STATUS_CREATED.equals(c.state())) {
                 out.add(c.id());
             }
         }
@@ -180,8 +147,10 @@ final class Identities {
     }
 
     /**
-     * The containers of {@link #unrecorded} with their engine state, from one list call, for a caller that treats
-     * those that ran apart from those that never did ({@code Creates}' undo).
+     * The containers a crash (or an engine call whose answer was lost) may have left between creating a container and
+     * recording its ID: named {@code dogama-X}, labelled as instance X made from exactly this plan digest. Only ever
+     * asked while the record says such a create was under way. With their engine state, from one list call, for a
+     * caller that treats those that ran apart from those that never did ({@code Creates}' undo).
      *
      * @param instanceId the instance
      * @param planDigest the digest of the plan the container was being created from

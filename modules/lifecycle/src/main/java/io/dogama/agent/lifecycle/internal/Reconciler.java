@@ -27,7 +27,7 @@ import java.util.Set;
  *     nothing is changed.</li>
  * </ul>
  * A record whose MAC fails is left alone. Containers the registry does not name are never acted on,
- * except for the crash windows the record itself declares (see {@link Identities#unrecorded}); those that
+ * except for the crash windows the record itself declares (see {@link Identities#unrecordedNeverStarted}); those that
  * carry the agent's labels for an instance no record names are told, one by one, and counted in the log
  * (see {@link #unregistered}).
  */
@@ -134,8 +134,7 @@ final class Reconciler {
                 LOG.log(Level.INFO, "lifecycle: {0}: interrupted operation resolved", id);
                 tell(id, switch (go.step().family()) {
                     case CREATE -> Reconciliations.Action.CREATE_UNDONE;
-                    case REPLACE, ROLLBACK -> finished(end) ? Reconciliations.Action.REPLACE_FINISHED
-                            : Reconciliations.Action.REPLACE_ROLLED_BACK;
+                    case REPLACE, ROLLBACK -> replaceAction((Step.End) end);
                     case DELETE -> Reconciliations.Action.DELETE_FINISHED;
                 });
             } else {
@@ -149,9 +148,14 @@ final class Reconciler {
         return true;
     }
 
-    /** @return true if a replace's run ended in its commit (resumed), not in a rollback */
-    private static boolean finished(Step.Decision end) {
-        return end instanceof Step.End e && e.ifStopped() == Event.REPLACED_CREATED;
+    /** @return what a replace's or rollback's run that ended did, by the table event it ended with */
+    private static Reconciliations.Action replaceAction(Step.End end) {
+        return switch (end.ifStopped()) {
+            case REPLACED_CREATED, REPLACED_RUNNING -> Reconciliations.Action.REPLACE_FINISHED;
+            case ROLLED_BACK_RUNNING, ROLLED_BACK_STOPPED -> Reconciliations.Action.REPLACE_ROLLED_BACK;
+            case ROLLBACK_FAILED -> Reconciliations.Action.INTERVENTION_REQUIRED;
+            default -> throw new IllegalStateException("lifecycle: a replace does not end with " + end);
+        };
     }
 
     private void drift(Tracked t) throws DockerException {

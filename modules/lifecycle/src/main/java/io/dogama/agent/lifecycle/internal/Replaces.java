@@ -92,7 +92,7 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(approval, intent, false),
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(approval, intent, false, false),
                 faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
@@ -115,8 +115,8 @@ final class Replaces {
      */
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
-        return StepMachine.run(start, new StepMachine.Run("rollback of " + t.id(), t,
-                new Steps(null, null, searches(t.record())), faults));
+        return StepMachine.run(start, new StepMachine.Run("recovery of " + t.id(), t,
+                new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING), faults));
     }
 
     /**
@@ -148,6 +148,14 @@ final class Replaces {
         private final InstanceRecord intent;
         /** The persisted marker a recovery began from declared a create's crash window. */
         private final boolean searchedAtStart;
+        /**
+         * A recovery that began from {@code REPLACING}: the replace's own removal of the prior container (step 7) is
+         * what {@link Step#REPLACE_RESUME} finishes, so a prior container gone here was removed outside the protocol,
+         * or the registry is an older copy. Such a rollback never makes it again (see {@link #decideRestore}).
+         */
+        private final boolean fromReplacing;
+        /** {@link Step#REPLACE_RESUME} decided to finish the replace. */
+        private boolean resumed;
         /** The new container's ID once the engine returned it (its record write may have failed). */
         private Optional<String> made = Optional.empty();
         /**
@@ -161,10 +169,11 @@ final class Replaces {
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
-        Steps(Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart) {
+        Steps(Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart, boolean fromReplacing) {
             this.approval = approval;
             this.intent = intent;
             this.searchedAtStart = searchedAtStart;
+            this.fromReplacing = fromReplacing;
         }
 
         private InstanceRecord.Prior prior(StepMachine.Run run) throws Abort {
@@ -202,6 +211,11 @@ final class Replaces {
                 case REPLACE_START_NEW -> {
                     // by the recorded ID (a resumed replace has no other), after its identity and mounts are checked
                     ContainerInfo fresh = ids.requireCurrent(run.tracked().record());
+                    if (resumed && !Identities.STATUS_CREATED.equals(fresh.state().status())) {
+                        // It ran already: started by this replace before a crash, or, in an older registry copy,
+                        // stopped since by the caller. Never started again here.
+                        return;
+                    }
                     mounts.revalidateMounts(run.tracked().record().canonicalPlan(), fresh);
                     docker.startContainer(fresh.id());
                 }
@@ -269,6 +283,7 @@ final class Replaces {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED); // still there: rolled back
             }
             ids.requireCurrent(r); // the new container, by its recorded ID, ours and of the new plan
+            resumed = true;
             LOG.log(System.Logger.Level.INFO, "lifecycle: {0}: the prior container is gone; the replace is finished",
                     r.instanceId());
         }
@@ -316,6 +331,12 @@ final class Replaces {
             if (old instanceof Identities.Mismatch) {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
+            if (old instanceof Identities.Missing && fromReplacing && p.containerId().isPresent()) {
+                // Recorded, and gone where no step of this replace removed it (or where the replace was resumed and
+                // then failed): made again, it would stand beside, or in place of, whatever removed it. An older
+                // registry copy looks exactly like this. Not safe: an operator decides.
+                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+            }
             if (old instanceof Identities.Missing) {
                 again = Optional.of(reapprove(r, p));
             } else if (old instanceof Identities.Match m && !m.info().name().equals(r.containerName())
@@ -343,7 +364,7 @@ final class Replaces {
             InstanceRecord.Prior p = prior(run);
             if (searchedAtStart) {
                 // An earlier recreate of this rollback may have made a container it never recorded.
-                for (String c : ids.unrecorded(r.instanceId(), p.planDigest(), List.of())) {
+                for (String c : ids.unrecordedNeverStarted(r.instanceId(), p.planDigest(), List.of())) {
                     ids.removeIfPresent(c);
                 }
             }
@@ -392,7 +413,7 @@ final class Replaces {
                 if (searches(r) || searchedAtStart) {
                     List<String> known = new ArrayList<>(main.stream().toList());
                     p.containerId().ifPresent(known::add);
-                    for (String c : ids.unrecorded(r.instanceId(), p.planDigest(), known)) {
+                    for (String c : ids.unrecordedNeverStarted(r.instanceId(), p.planDigest(), known)) {
                         ids.removeIfPresent(c);
                     }
                     if (main.isEmpty()) {

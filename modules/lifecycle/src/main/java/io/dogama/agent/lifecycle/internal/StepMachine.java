@@ -185,7 +185,10 @@ final class StepMachine {
                 if (e instanceof RegistryException) {
                     reloadAfterUnknownWrite();
                 }
-                return s.effect() != Step.Effect.WRITE && lost(e) ? Step.Outcome.SILENT : Step.Outcome.REFUSED;
+                // A look changes nothing: an engine that fails it has told nothing to decide on, as one that is silent.
+                boolean silent = s.effect() == Step.Effect.LOOK ? e instanceof DockerException
+                        : s.effect() != Step.Effect.WRITE && lost(e);
+                return silent ? Step.Outcome.SILENT : Step.Outcome.REFUSED;
             }
         }
 

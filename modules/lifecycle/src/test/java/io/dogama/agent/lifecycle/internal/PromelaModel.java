@@ -120,16 +120,8 @@ final class PromelaModel {
                   :: else -> break
                   od
                 }
-                /* a container with our labels and plan digest d that the record does not name */
-                inline unrecorded(d, r) {
-                  r = NONE; i = 0;
-                  do
-                  :: i < nc -> if :: ex[i] && ours[i] && dig[i] == d && nm[i] == N_X && i != cid && i != pcid -> r = i
-                                  :: else fi; i++
-                  :: else -> break
-                  od
-                }
-                /* as unrecorded, never started: what a create's window may leave that is incomplete */
+                /* a container with our labels and plan digest d that the record does not name and that never ran: what
+                   a create's window may leave (every step that makes one records it before anything starts it) */
                 inline unrecordedUnstarted(d, r) {
                   r = NONE; i = 0;
                   do
@@ -171,7 +163,7 @@ final class PromelaModel {
                 """);
         m.append("proctype Requester(bool main) {\n");
         m.append("  byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;\n");
-        m.append("  byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false;\n");
+        m.append("  byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false; bool fromRep = false;\n");
         m.append("""
                 next:
                   if
@@ -185,7 +177,7 @@ final class PromelaModel {
                   fi;
                   k++;
                   atomic { if :: busy -> goto next /* instance_busy */ :: else -> busy = true fi }
-                  knownNew = NONE; search = false;
+                  knownNew = NONE; search = false; fromRep = false;
                   if
                   :: op == 1 -> /* CreateInstance */
                      if :: st == P_ABSENT -> plan = 1; goto L_CREATE_PERSIST_INTENT :: else -> goto opdone fi
@@ -227,7 +219,7 @@ final class PromelaModel {
             step(m, s, bugs);
         }
         // recovery: a new agent reconciles the record
-        m.append("crash:\n  knownNew = NONE; search = false; recovering = true;\n  if\n");
+        m.append("crash:\n  knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);\n  if\n");
         List<Optional<Step>> markers = new ArrayList<>();
         markers.add(Optional.empty());
         for (Step s : Step.values()) {
@@ -290,7 +282,7 @@ final class PromelaModel {
         m.append("""
                 proctype Recovery() {
                   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
-                  bool rqRunning; byte rqPrior; bool recovering;
+                  bool rqRunning; byte rqPrior; bool recovering; bool fromRep;
                   busy = true;
                   goto crash;
                 """);
@@ -419,7 +411,7 @@ final class PromelaModel {
             case CREATE_CONTAINER, REPLACE_CREATE_NEW -> "nameXheld(r);\n" + engine("!r && nc < MAXC",
                     "alloc(plan, true); knownNew = nc - 1").replace("o = O_SILENT", "knownNew = NONE; o = O_SILENT");
             case CREATE_COMMIT -> write("cid = knownNew; st = P_CREATED; mk = 0");
-            case CREATE_UNDO_REMOVE -> "if :: search -> unrecorded(plan, found) :: else -> found = NONE fi;\n"
+            case CREATE_UNDO_REMOVE -> "if :: search -> unrecordedUnstarted(plan, found) :: else -> found = NONE fi;\n"
                     + engine("true", "if :: knownNew != NONE && ex[knownNew] -> remove(knownNew) :: else fi; "
                     + "if :: ok(cid, plan) -> remove(cid) :: else fi; "
                     + "if :: found != NONE -> remove(found) :: else fi");
@@ -436,10 +428,11 @@ final class PromelaModel {
                     + "assert(cid != NONE);\n" + engine("true", "if :: ex[pcid] -> remove(pcid) :: else fi");
             case REPLACE_COMMIT -> write("st = (wasRunning -> P_RUNNING : P_CREATED); hasPrior = false; "
                     + "pcid = NONE; mk = 0");
-            // a look: done when the prior is gone and the recorded new container is ours; the engine may refuse or
-            // not answer
+            // a look: done when the prior is gone and the recorded new container is ours, refused when not; an engine
+            // that fails the look has told nothing (silent)
             case REPLACE_RESUME -> "if\n:: !(pcid != NONE && ex[pcid]) && ok(cid, plan) -> o = O_DONE\n"
-                    + ":: else -> o = O_REFUSED\n:: fault(); o = O_REFUSED\n:: fault(); o = O_SILENT\nfi";
+                    + ":: !(!(pcid != NONE && ex[pcid]) && ok(cid, plan)) -> o = O_REFUSED\n"
+                    + ":: fault(); o = O_SILENT\nfi";
 
             // the search for what the create made is an engine call of its own: refused, the write never runs
             // (never one that ran: the replace's create never starts what it has not recorded)
@@ -452,6 +445,8 @@ final class PromelaModel {
                     /* step 0: can the prior come back? (ours or gone; if gone the prior plan re-approved; the name
                        not held by another than the new container) */
                     "if\n:: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED\n"
+                    /* a recovery that began in REPLACING never makes a recorded prior again (Replaces.decideRestore) */
+                    + ":: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED\n"
                     + ":: else ->\n   otherHoldsX(r);\n   if :: r -> o = O_REFUSED :: else fi;\n"
                     + "   if :: !(pcid != NONE && ex[pcid]) && faults < MAXF -> faults++; o = O_REFUSED "
                     + "/* the prior plan no longer passes */ :: true fi;\n"
@@ -465,7 +460,7 @@ final class PromelaModel {
                     + engine("ex[pcid] && ours[pcid] && (nm[pcid] == N_X || !r)", "touch(pcid); nm[pcid] = N_X");
             // its search first, an engine call of its own: refused, nothing is removed or made
             case ROLLBACK_RECREATE_OLD -> "if\n:: search || " + markerSearch() + " ->\n"
-                    + "   if :: unrecorded(pplan, found); if :: found != NONE -> remove(found) :: else fi\n"
+                    + "   if :: unrecordedUnstarted(pplan, found); if :: found != NONE -> remove(found) :: else fi\n"
                     + "      :: fault(); o = O_REFUSED\n   fi\n:: else\nfi;\n"
                     + "if\n:: o == O_REFUSED\n:: else ->\n   nameXheld(r);\n   "
                     + engine("!r && nc < MAXC", "alloc(pplan, true); knownNew = nc - 1")
@@ -477,7 +472,7 @@ final class PromelaModel {
             case ROLLBACK_STOP_ALL -> {
                 // As the code runs it: the incomplete containers removed first, then the running ones stopped; an
                 // engine failure in between leaves the removals done and nothing stopped (refused).
-                String removals = "if :: search || " + markerSearch() + " -> unrecorded(pplan, found); "
+                String removals = "if :: search || " + markerSearch() + " -> unrecordedUnstarted(pplan, found); "
                         + "if :: found != NONE -> remove(found) :: else fi"
                         + (bugs.contains(Bug.STOP_ALL_KEEPS_UNSTARTED_NEW) ? ""
                         : "; if :: cid == NONE && knownNew == NONE -> unrecordedUnstarted(plan, found); "

@@ -75,6 +75,26 @@ class ReconcileListenerTest {
     }
 
     @Test
+    void aResumeTheEngineFailsIsLeftUnresolved() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(Step.REPLACE_COMMIT, HALT);
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        h.restartAgent(this::hear, new Harness.Script().on(Step.REPLACE_RESUME, Harness.FAIL));
+        assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED), heard);
+    }
+
+    @Test
+    void aRollbackThatGivesUpIsToldAsInterventionRequiredNotAsRolledBack() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(Step.REPLACE_START_NEW, HALT);
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        h.restartAgent(this::hear, new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL));
+        assertEquals(List.of(id + " " + Reconciliations.Action.INTERVENTION_REQUIRED), heard);
+    }
+
+    @Test
     void anInterruptedDeleteIsFinishedAndASettledInstanceTellsNothing() throws Exception {
         ok(h.ops.create(bytes(v1)));
         crashAt(Step.DELETE_REMOVE_CONTAINER, () -> h.ops.delete(id));

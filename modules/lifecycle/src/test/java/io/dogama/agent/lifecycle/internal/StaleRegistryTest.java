@@ -123,6 +123,68 @@ class StaleRegistryTest {
         assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
     }
 
+    /**
+     * As above, for an instance that never ran: the committed replace's container was never started either, so the
+     * crash-window search takes it for the one its create left. It used to be folded in and removed, the old
+     * container made again, and the plan put back to revision 0. A prior container that is gone before the replace's
+     * own removal step is never made again by a start; the instance is left to an operator with the new container.
+     */
+    @Test
+    void aCopyTakenInACreateWindowOfAReplaceOfAnInstanceThatNeverRanLeavesItToAnOperator() throws Exception {
+        h = new Harness();
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        Path copy = copyAt(Step.REPLACE_RECORD_NEW);
+        ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        h.faults.current = Faults.NONE;
+        List<Harness.Seen> before = h.containersOf(id);
+        assertEquals(1, before.size(), before::toString);
+        assertEquals("created", before.get(0).status());
+
+        restoreAndRestart(copy);
+
+        List<Harness.Seen> after = h.containersOf(id);
+        assertEquals(1, after.size(), after::toString);
+        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
+        InstanceRecord r = h.requireRecord(id);
+        assertEquals(InstanceState.INTERVENTION_REQUIRED, r.state());
+        assertEquals(java.util.Optional.of(before.get(0).id()), r.containerId(), "the record names what is there");
+    }
+
+    /**
+     * The copy holds a rollback from inside its recreate's window (the old container made again, not yet recorded).
+     * Put back after that rollback committed and started the recreated container, the search for what the recreate
+     * left took the running container for it and removed it.
+     */
+    @Test
+    void aCopyTakenInARollbacksRecreateWindowNeverRemovesTheContainerThatRan() throws Exception {
+        h = new Harness();
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        Path copy = copyAt(Step.ROLLBACK_RECORD_OLD);
+        // the commit fails after the old container was removed: the request's rollback makes it again
+        ((Harness.Script) h.faults.current).on(Step.REPLACE_COMMIT, Harness.FAIL);
+        Harness.failedWith(io.dogama.agent.core.ProblemCode.INTERNAL_ERROR,
+                h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        h.faults.current = Faults.NONE;
+        assertEquals(InstanceState.RUNNING, h.requireRecord(id).state());
+        List<Harness.Seen> before = h.containersOf(id);
+        assertEquals(1, before.size(), before::toString);
+        assertEquals("running", before.get(0).status());
+
+        restoreAndRestart(copy);
+
+        List<Harness.Seen> after = h.containersOf(id);
+        assertEquals(1, after.size(), after::toString);
+        assertEquals(before.get(0).id(), after.get(0).id(), "the recreated, running container was removed");
+        assertEquals("running", after.get(0).status());
+    }
+
     /** Copies the registry's file when the operation reaches {@code step} (before it acts). */
     private Path copyAt(Step step) throws IOException {
         Path copy = Files.createTempDirectory("dogama-stale-").resolve("registry.dat");
