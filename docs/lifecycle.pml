@@ -458,6 +458,12 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
     fi;
     if
     :: o == O_REFUSED
+    :: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->
+       if
+       :: if :: cid == NONE -> cid = knownNew :: else fi; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+       :: fault(); o = O_REFUSED
+       fi;
+       o = O_REFUSED
     :: else ->
        if
        :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
@@ -481,7 +487,6 @@ L_ROLLBACK_REMOVE_NEW: /* REMOVE CURRENT when CURRENT_RECORDED */
   atomic {
     if
     :: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED
-    :: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED
     :: else ->
        otherHoldsX(r);
        if :: r -> o = O_REFUSED :: else fi;
@@ -1163,6 +1168,12 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
     fi;
     if
     :: o == O_REFUSED
+    :: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->
+       if
+       :: if :: cid == NONE -> cid = knownNew :: else fi; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+       :: fault(); o = O_REFUSED
+       fi;
+       o = O_REFUSED
     :: else ->
        if
        :: if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
@@ -1186,7 +1197,6 @@ L_ROLLBACK_REMOVE_NEW: /* REMOVE CURRENT when CURRENT_RECORDED */
   atomic {
     if
     :: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED
-    :: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED
     :: else ->
        otherHoldsX(r);
        if :: r -> o = O_REFUSED :: else fi;

@@ -151,11 +151,9 @@ final class Replaces {
         /**
          * A recovery that began from {@code REPLACING}: the replace's own removal of the prior container (step 7) is
          * what {@link Step#REPLACE_RESUME} finishes, so a prior container gone here was removed outside the protocol,
-         * or the registry is an older copy. Such a rollback never makes it again (see {@link #decideRestore}).
+         * or the registry is an older copy. Such a rollback never makes it again (see {@link #rollbackPersist}).
          */
         private final boolean fromReplacing;
-        /** {@link Step#REPLACE_RESUME} decided to finish the replace. */
-        private boolean resumed;
         /** The new container's ID once the engine returned it (its record write may have failed). */
         private Optional<String> made = Optional.empty();
         /**
@@ -209,13 +207,9 @@ final class Replaces {
                 case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(approval.plan().spec()));
                 case REPLACE_RECORD_NEW -> run.write(r -> r.withContainerId(made));
                 case REPLACE_START_NEW -> {
-                    // by the recorded ID (a resumed replace has no other), after its identity and mounts are checked
+                    // by the recorded ID (a resumed replace has no other), after its identity and mounts are checked;
+                    // one already running is left as it is (the engine's 304), so the commit's RUNNING is true
                     ContainerInfo fresh = ids.requireCurrent(run.tracked().record());
-                    if (resumed && !Identities.STATUS_CREATED.equals(fresh.state().status())) {
-                        // It ran already: started by this replace before a crash, or, in an older registry copy,
-                        // stopped since by the caller. Never started again here.
-                        return;
-                    }
                     mounts.revalidateMounts(run.tracked().record().canonicalPlan(), fresh);
                     docker.startContainer(fresh.id());
                 }
@@ -283,7 +277,6 @@ final class Replaces {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED); // still there: rolled back
             }
             ids.requireCurrent(r); // the new container, by its recorded ID, ours and of the new plan
-            resumed = true;
             LOG.log(System.Logger.Level.INFO, "lifecycle: {0}: the prior container is gone; the replace is finished",
                     r.instanceId());
         }
@@ -291,6 +284,13 @@ final class Replaces {
         /**
          * {@code ROLLING_BACK}, folding in the new container's ID: the one the request knew, or the
          * one the crash-window rule finds when the create's answer may have been lost.
+         *
+         * <p>Except in a recovery from {@code REPLACING} whose recorded prior container is gone: it was removed where
+         * no step of this replace removes it (step 7 is finished instead, {@link Step#REPLACE_RESUME}), or the resumed
+         * replace failed after it, or the registry is an older copy. Made again, it would stand beside, or in place
+         * of, whatever removed it. So the rollback is not safe: the fold is written with the record still
+         * {@code REPLACING}, so that every later start decides the same, and the step is refused (every container the
+         * record names is stopped, none removed, {@code INTERVENTION_REQUIRED}).
          */
         private void rollbackPersist(StepMachine.Run run) throws Abort, DockerException, RegistryException {
             if (!run.tracked().reload()) {
@@ -307,6 +307,13 @@ final class Replaces {
             }
             made = newId;
             Optional<String> fold = newId;
+            if (fromReplacing && p.containerId().isPresent()
+                    && ids.identify(p.containerId(), Identities.Expect.prior(r, p)) instanceof Identities.Missing) {
+                if (r.containerId().isEmpty() && fold.isPresent()) {
+                    run.write(x -> x.withContainerId(fold));
+                }
+                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+            }
             run.fire(x -> x.withContainerId(fold), Event.REPLACE_FAILED);
         }
 
@@ -329,12 +336,6 @@ final class Replaces {
             }
             old = ids.identify(p.containerId(), Identities.Expect.prior(r, p));
             if (old instanceof Identities.Mismatch) {
-                throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-            }
-            if (old instanceof Identities.Missing && fromReplacing && p.containerId().isPresent()) {
-                // Recorded, and gone where no step of this replace removed it (or where the replace was resumed and
-                // then failed): made again, it would stand beside, or in place of, whatever removed it. An older
-                // registry copy looks exactly like this. Not safe: an operator decides.
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             if (old instanceof Identities.Missing) {

@@ -135,6 +135,28 @@ class FaultTest {
         h.assertKept(src, "data");
     }
 
+    /**
+     * A resumed replace whose own start then fails (here the engine refuses it; a bind source swapped meanwhile fails
+     * the mounts re-check the same way): the prior container is gone and is not made again by a start, so the
+     * instance is left to an operator, the new container kept and stopped; the next start changes nothing.
+     */
+    @org.junit.jupiter.api.Test
+    void aResumedReplaceThatFailsIsLeftToAnOperator() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(REPLACE_COMMIT, HALT);
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        Harness.Script script = new Harness.Script().on(REPLACE_START_NEW, FAIL);
+        h.restartAgent(Reconciliations.NONE, script);
+        assertTrue(script.reached(Step.REPLACE_RESUME) && script.reached(REPLACE_START_NEW), script.reached::toString);
+        for (int start = 0; start < 2; start++) {
+            h.assertEnd(id, Harness.End.INTERVENTION);
+            assertEquals(Harness.digest(v2), h.requireRecord(id).planDigest());
+            h.restartAgent();
+        }
+        h.assertKept(src, "data");
+    }
+
     @ParameterizedTest
     @EnumSource(Step.class)
     void failsAt(Step target) throws Exception {

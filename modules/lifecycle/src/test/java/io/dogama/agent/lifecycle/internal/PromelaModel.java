@@ -438,15 +438,19 @@ final class PromelaModel {
             // (never one that ran: the replace's create never starts what it has not recorded)
             case ROLLBACK_PERSIST -> "if\n:: (search || " + markerSearch() + ") && cid == NONE && knownNew == NONE ->\n"
                     + "   if :: unrecordedUnstarted(plan, knownNew) :: fault(); o = O_REFUSED fi\n:: else\nfi;\n"
-                    + "if\n:: o == O_REFUSED\n:: else ->\n   "
+                    + "if\n:: o == O_REFUSED\n"
+                    // a recovery from REPLACING never makes a recorded prior again (Replaces.rollbackPersist): the fold
+                    // is written, the state kept, and the step refused
+                    + ":: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->\n   "
+                    + write("if :: cid == NONE -> cid = knownNew :: else fi; mk = " + c(Step.ROLLBACK_REMOVE_NEW))
+                    .replace("\n", "\n   ") + ";\n   o = O_REFUSED\n"
+                    + ":: else ->\n   "
                     + write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = "
                     + c(Step.ROLLBACK_REMOVE_NEW)).replace("\n", "\n   ") + "\nfi";
             case ROLLBACK_REMOVE_NEW ->
                     /* step 0: can the prior come back? (ours or gone; if gone the prior plan re-approved; the name
                        not held by another than the new container) */
                     "if\n:: (pcid != NONE && ex[pcid] && !ours[pcid]) -> o = O_REFUSED\n"
-                    /* a recovery that began in REPLACING never makes a recorded prior again (Replaces.decideRestore) */
-                    + ":: (fromRep && pcid != NONE && !ex[pcid]) -> o = O_REFUSED\n"
                     + ":: else ->\n   otherHoldsX(r);\n   if :: r -> o = O_REFUSED :: else fi;\n"
                     + "   if :: !(pcid != NONE && ex[pcid]) && faults < MAXF -> faults++; o = O_REFUSED "
                     + "/* the prior plan no longer passes */ :: true fi;\n"

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.lifecycle.Reconciliations;
 import java.nio.file.Path;
 import java.util.List;
@@ -82,6 +83,7 @@ class ReconcileListenerTest {
         assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
         h.restartAgent(this::hear, new Harness.Script().on(Step.REPLACE_RESUME, Harness.FAIL));
         assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED), heard);
+        assertEquals(InstanceState.REPLACING, h.requireRecord(id).state());
     }
 
     @Test
@@ -92,6 +94,10 @@ class ReconcileListenerTest {
         assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
         h.restartAgent(this::hear, new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL));
         assertEquals(List.of(id + " " + Reconciliations.Action.INTERVENTION_REQUIRED), heard);
+        assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
+        List<Harness.Seen> left = h.containersOf(id);
+        assertEquals(2, left.size(), left::toString);
+        assertTrue(left.stream().noneMatch(c -> c.status().equals("running")), left::toString);
     }
 
     @Test
