@@ -460,8 +460,12 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
     :: o == O_REFUSED
     :: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->
        if
-       :: if :: cid == NONE -> cid = knownNew :: else fi; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
-       :: fault(); o = O_REFUSED
+       :: cid == NONE && knownNew != NONE ->
+          if
+          :: cid = knownNew; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+          :: fault(); o = O_REFUSED
+          fi
+       :: else
        fi;
        o = O_REFUSED
     :: else ->
@@ -1170,8 +1174,12 @@ L_ROLLBACK_PERSIST: /* WRITE RECORD when ALWAYS */
     :: o == O_REFUSED
     :: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->
        if
-       :: if :: cid == NONE -> cid = knownNew :: else fi; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
-       :: fault(); o = O_REFUSED
+       :: cid == NONE && knownNew != NONE ->
+          if
+          :: cid = knownNew; mk = S_ROLLBACK_REMOVE_NEW; o = O_DONE
+          :: fault(); o = O_REFUSED
+          fi
+       :: else
        fi;
        o = O_REFUSED
     :: else ->

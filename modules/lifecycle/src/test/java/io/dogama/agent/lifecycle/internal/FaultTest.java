@@ -150,9 +150,15 @@ class FaultTest {
         h.restartAgent(Reconciliations.NONE, script);
         assertTrue(script.reached(Step.REPLACE_RESUME) && script.reached(REPLACE_START_NEW), script.reached::toString);
         for (int start = 0; start < 2; start++) {
-            h.assertEnd(id, Harness.End.INTERVENTION);
-            assertEquals(Harness.digest(v2), h.requireRecord(id).planDigest());
-            h.restartAgent();
+            InstanceRecord r = h.assertEnd(id, Harness.End.INTERVENTION).orElseThrow();
+            assertEquals(Harness.digest(v2), r.planDigest());
+            List<Harness.Seen> left = h.containersOf(id);
+            assertEquals(1, left.size(), left::toString);
+            assertEquals(r.containerId(), Optional.of(left.get(0).id()), "the new container, named by the record");
+            assertTrue(!left.get(0).running(), left::toString);
+            if (start == 0) {
+                h.restartAgent();
+            }
         }
         h.assertKept(src, "data");
     }

@@ -441,9 +441,10 @@ final class PromelaModel {
                     + "if\n:: o == O_REFUSED\n"
                     // a recovery from REPLACING never makes a recorded prior again (Replaces.rollbackPersist): the fold
                     // is written, the state kept, and the step refused
-                    + ":: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->\n   "
-                    + write("if :: cid == NONE -> cid = knownNew :: else fi; mk = " + c(Step.ROLLBACK_REMOVE_NEW))
-                    .replace("\n", "\n   ") + ";\n   o = O_REFUSED\n"
+                    + ":: o != O_REFUSED && fromRep && pcid != NONE && !ex[pcid] ->\n"
+                    + "   if\n   :: cid == NONE && knownNew != NONE ->\n      "
+                    + write("cid = knownNew; mk = " + c(Step.ROLLBACK_REMOVE_NEW)).replace("\n", "\n      ")
+                    + "\n   :: else\n   fi;\n   o = O_REFUSED\n"
                     + ":: else ->\n   "
                     + write("if :: cid == NONE -> cid = knownNew :: else fi; st = P_ROLLING_BACK; mk = "
                     + c(Step.ROLLBACK_REMOVE_NEW)).replace("\n", "\n   ") + "\nfi";

@@ -144,8 +144,14 @@ class StaleRegistryTest {
         assertEquals("created", before.get(0).status());
 
         // The first start's give-up is cut short (the engine fails the stop): its verdict must hold at the next start.
-        restoreAndRestart(copy, new Harness.Script().on(Step.ROLLBACK_STOP_ALL, Harness.FAIL));
+        Harness.Script cut = new Harness.Script().on(Step.ROLLBACK_STOP_ALL, Harness.FAIL);
+        restoreAndRestart(copy, cut);
+        assertTrue(cut.reached(Step.ROLLBACK_STOP_ALL), cut.reached::toString);
         assertEquals(before, h.containersOf(id));
+        InstanceRecord first = h.requireRecord(id);
+        assertEquals(InstanceState.REPLACING, first.state(), "the verdict is taken before ROLLING_BACK is written");
+        assertEquals(java.util.Optional.of(before.get(0).id()), first.containerId(), "the fold is written");
+        assertEquals(java.util.Optional.of(Step.ROLLBACK_REMOVE_NEW), Step.ofMarker(first.step()));
         h.restartAgent();
 
         List<Harness.Seen> after = h.containersOf(id);
