@@ -344,6 +344,31 @@ class ProcessE2ETest {
     }
 
     /**
+     * An audit folder inside the data directory was not checked at all: with the data directory open to others for
+     * reading and entering (warned, not refused), an audit folder anyone may write let them delete the current file
+     * or plant one at the next rotation's name. It is checked wherever it is.
+     */
+    @Test
+    void anAuditFolderOthersMayWriteInsideTheDataDirectoryIsRefused() throws Exception {
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        Path audit = Files.createDirectory(e2e.dataDir().resolve("audit-open-to-all"));
+        Files.setPosixFilePermissions(audit, PosixFilePermissions.fromString("rwxrwxrwx"));
+        c.put("audit", Map.of("dir", audit.toString()));
+        Path config = e2e.base().resolve("config-audit-open-inside-data.json");
+        Files.writeString(config, Json.write(c));
+        e2e.stopAgent();
+        try {
+            Result refused = run(List.of(RepoLayout.agentLauncher().toString(), "--config", config.toString()),
+                    Map.of());
+            assertEquals(REFUSED_STATUS, refused.status(), refused.output());
+            assertTrue(refused.output().contains("audit directory " + audit + " is writable by group or others"),
+                    refused.output());
+        } finally {
+            deleteTree(audit); // a start that was not refused has written there
+        }
+    }
+
+    /**
      * Below an allowed root every folder on the way to a bind source is checked per plan; above it, whoever
      * could rename a folder could swap the root for a link after a plan was checked, and the engine would
      * mount what the link points to at the container's next start.

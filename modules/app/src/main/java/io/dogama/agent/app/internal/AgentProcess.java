@@ -67,10 +67,9 @@ final class AgentProcess implements AutoCloseable {
         }
         // Before anything opens a file there (the registry's thread below, the nonce journal).
         DataDirectory.prepare(config.dataDir());
-        if (!config.audit().dir().startsWith(config.dataDir())) {
-            // Inside the data directory the audit folder is as private as it is; elsewhere it is checked alike.
-            DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
-        }
+        // Inside the data directory too: a data directory others may read and enter (0755 is only warned about)
+        // would let them write into an audit folder that is open to them, or reach it through a link.
+        DataDirectory.prepare(DataDirectory.AUDIT, config.audit().dir());
         Metrics metrics = Metrics.create();
         timings.took("paths", t0);
         // The registry open reads its whole file and needs nothing but the config, so it runs on a

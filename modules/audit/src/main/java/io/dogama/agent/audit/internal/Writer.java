@@ -325,8 +325,13 @@ public final class Writer implements AutoCloseable {
         throw new AuditException("the audit log in " + dir + " does not hold the line of seq " + a.seq() + what);
     }
 
-    /** A file's complete lines, last first, read in blocks from its end (a torn tail was removed before). */
-    private static final class Backwards {
+    /**
+     * A file's complete lines, last first, read in blocks from its end (a torn tail was removed before). A run of
+     * more bytes without a newline than a line can have is handed back cut at that bound (one byte more than
+     * {@link Chain#MAX_LINE_BYTES}, so never an audit line) and ends the file: whatever a writer of the folder put
+     * there, the reader holds at most a block and a line.
+     */
+    static final class Backwards {
         private static final int BLOCK = 64 * 1024;
         private final FileChannel ch;
         private long position;
@@ -347,6 +352,12 @@ public final class Writer implements AutoCloseable {
                         nl = i;
                         break;
                     }
+                }
+                if (nl < 0 && end > Chain.MAX_LINE_BYTES + 1) {
+                    byte[] run = java.util.Arrays.copyOfRange(pending, end - (Chain.MAX_LINE_BYTES + 1), end);
+                    end = 0;
+                    position = 0;
+                    return run;
                 }
                 if (nl >= 0 || (position == 0 && end > 0)) {
                     int start = nl + 1;

@@ -220,4 +220,29 @@ class WriterTest {
                 .filter(t -> t.getName().equals("dogama-audit-writer") && t.isAlive())
                 .allMatch(t -> t.getState() == Thread.State.TIMED_WAITING);
     }
+
+    /**
+     * The start reads the log backwards to its anchored line. A run of bytes without a newline (planted by whoever
+     * may write the folder while the agent is down) was read on block by block into one growing buffer, copied at
+     * every block, until the heap ran out. It is handed back cut at the longest line plus one, which no audit line
+     * is, and ends the file.
+     */
+    @Test
+    void readingBackwardsHoldsNoMoreThanABlockAndALine() throws Exception {
+        Path file = dir.resolve("backwards.jsonl");
+        byte[] run = new byte[1 << 20];
+        java.util.Arrays.fill(run, (byte) 'x');
+        try (var out = Files.newOutputStream(file)) {
+            out.write("first\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            out.write(run);
+            out.write("\nlast\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        try (var ch = java.nio.channels.FileChannel.open(file)) {
+            Writer.Backwards lines = new Writer.Backwards(ch);
+            assertEquals("last", new String(lines.next(), java.nio.charset.StandardCharsets.UTF_8));
+            byte[] cut = lines.next();
+            assertEquals(Chain.MAX_LINE_BYTES + 1, cut.length, "the run, cut at the longest line plus one");
+            assertEquals(null, lines.next(), "and the file ends there");
+        }
+    }
 }

@@ -92,8 +92,8 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, new Steps(approval, intent, false, false),
-                faults);
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t,
+                new Steps(approval, intent, false, false), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
             return ids.view(t.record());

@@ -81,7 +81,11 @@ enum Step {
             EnumSet.of(REPLACING), null),
 
     // rollback (of a replace that did not commit)
-    /** Persist {@code ROLLING_BACK} (folding in a new container ID the request knew or the crash window hid). */
+    /**
+     * Persist {@code ROLLING_BACK} (folding in a new container ID the request knew or the crash window hid); refused
+     * as not safe, the fold written with the record still {@code REPLACING}, when a start recovering
+     * {@code REPLACING} finds the recorded prior container gone.
+     */
     ROLLBACK_PERSIST("rollback:persist", Family.ROLLBACK, Effect.WRITE, Target.RECORD, Guard.ALWAYS,
             EnumSet.of(REPLACING), null),
     /** Decide whether the prior can come back (before removing anything), then remove the new container. */
