@@ -21,10 +21,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
 
 /**
  * The last line of the log the agent knows to be on disk, kept beside the audit key in the data directory
- * ({@code audit.head}: one line, {@code <seq> <mac hex>}, mode 0600). The chain alone cannot tell a log cut
+ * ({@code audit.head}, mode 0600: two fixed-size slots, {@code <seq, 19 digits> <mac hex> <crc32c hex>\n}, the
+ * newer valid one counting; an earlier agent's single line {@code <seq> <mac hex>} is still read). The chain alone cannot tell a log cut
  * short at a line boundary, emptied, or swapped for another chain under the same key (an archive of it)
  * from the real one: each still verifies. Whoever can write the log's storage but not the data directory
  * (the README's advice puts them on different file systems) cannot move this line, so the start and
@@ -34,8 +36,11 @@ import java.util.regex.Pattern;
 public final class Anchor {
     /** The file's name, in the folder of the audit key. */
     public static final String FILE_NAME = "audit.head";
+    /** An earlier agent's form: one line, replaced by a rename at every write. */
     private static final Pattern LINE = Pattern.compile("^([1-9][0-9]{0,17}) ([0-9a-f]{64})\n$");
-    private static final int MAX_BYTES = 128;
+    private static final Pattern SLOT = Pattern.compile("^([0-9]{19}) ([0-9a-f]{64}) ([0-9a-f]{8})\n$");
+    private static final int SLOT_BYTES = 19 + 1 + 64 + 1 + 8 + 1;
+    private static final int MAX_BYTES = 2 * SLOT_BYTES;
 
     /**
      * A line of the log: its sequence number and its MAC.
@@ -86,24 +91,128 @@ public final class Anchor {
         } catch (IOException e) {
             throw new AuditException(file + " cannot be read", e);
         }
-        Matcher m = LINE.matcher(new String(bytes, StandardCharsets.US_ASCII));
-        if (bytes.length > MAX_BYTES || !m.matches()) {
-            throw new AuditException(file + " is not the agent's record of its last audit line; restore it, or"
-                    + " remove it to accept the log as it is");
+        if (bytes.length == MAX_BYTES) {
+            Optional<Optional<Head>> slots = slots(bytes);
+            if (slots.isPresent()) {
+                return slots.get();
+            }
+        } else if (bytes.length <= MAX_BYTES) {
+            Matcher m = LINE.matcher(new String(bytes, StandardCharsets.US_ASCII));
+            if (m.matches()) {
+                return Optional.of(new Head(Long.parseLong(m.group(1)), HexFormat.of().parseHex(m.group(2))));
+            }
         }
-        return Optional.of(new Head(Long.parseLong(m.group(1)), HexFormat.of().parseHex(m.group(2))));
+        throw new AuditException(file + " is not the agent's record of its last audit line; restore it, or"
+                + " remove it to accept the log as it is");
+    }
+
+    /**
+     * @return empty if neither slot is whole (a file the agent did not write: a write tears at most one); else the
+     *         newer slot's line, or none if it names none yet (seq 0)
+     */
+    private static Optional<Optional<Head>> slots(byte[] bytes) {
+        long best = -1;
+        byte[] mac = null;
+        for (int i = 0; i < 2; i++) {
+            String slot = new String(bytes, i * SLOT_BYTES, SLOT_BYTES, StandardCharsets.US_ASCII);
+            Matcher m = SLOT.matcher(slot);
+            if (!m.matches() || !m.group(3).equals(crc(slot.substring(0, 19 + 1 + 64)))) {
+                continue; // torn by a crash in its write: the other one stands
+            }
+            long seq = Long.parseLong(m.group(1));
+            if (seq > best) {
+                best = seq;
+                mac = HexFormat.of().parseHex(m.group(2));
+            }
+        }
+        if (best < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(best == 0 ? Optional.empty() : Optional.of(new Head(best, mac)));
+    }
+
+    private static String crc(String text) {
+        CRC32C c = new CRC32C();
+        c.update(text.getBytes(StandardCharsets.US_ASCII));
+        return String.format("%08x", c.getValue());
+    }
+
+    private static byte[] slot(long seq, byte[] mac) {
+        String text = String.format("%019d %s", seq, HexFormat.of().formatHex(mac));
+        return (text + " " + crc(text) + "\n").getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * The anchor file, open for its whole life: each line is written in place, into the slot that does not hold the
+     * newer one, and forced. No write after the open needs a new inode or block, so a file system that has run out
+     * of either (which a container can cause, below an allowed root on the same file system) cannot freeze the
+     * anchor behind the log; a write torn by a crash leaves the other slot.
+     */
+    static final class Slots implements AutoCloseable {
+        private final FileChannel ch;
+        private int next;
+
+        private Slots(FileChannel ch) {
+            this.ch = ch;
+        }
+
+        /**
+         * Makes the file anew in this form (a temporary one written, forced and renamed over it, the folder
+         * forced), both slots naming {@code current}, and opens it.
+         *
+         * @param file    the anchor file
+         * @param current the line it names now, none for a log without one
+         * @return the open file
+         * @throws IOException if it cannot be made or opened
+         */
+        static Slots open(Path file, Optional<Head> current) throws IOException {
+            byte[] one = current.map(h -> slot(h.seq(), h.mac)).orElseGet(() -> slot(0, new byte[Chain.MAC_BYTES]));
+            byte[] both = new byte[MAX_BYTES];
+            System.arraycopy(one, 0, both, 0, SLOT_BYTES);
+            System.arraycopy(one, 0, both, SLOT_BYTES, SLOT_BYTES);
+            replace(file, both);
+            FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            try {
+                if (ch.size() != MAX_BYTES) {
+                    throw new IOException("audit: " + file + " changed as it was opened");
+                }
+            } catch (IOException e) {
+                ch.close();
+                throw e;
+            }
+            return new Slots(ch);
+        }
+
+        /**
+         * @param head a line already synced to the log
+         * @throws IOException if the write or its force fails (the other slot then still names an earlier line:
+         *                     behind the log, safe)
+         */
+        void write(Head head) throws IOException {
+            ByteBuffer buf = ByteBuffer.wrap(slot(head.seq(), head.mac));
+            long at = (long) next * SLOT_BYTES;
+            while (buf.hasRemaining()) {
+                at += ch.write(buf, at);
+            }
+            ch.force(false);
+            next = 1 - next;
+        }
+
+        @Override
+        public void close() throws IOException {
+            ch.close();
+        }
     }
 
     /**
      * Replaces the file: a temporary one beside it written and forced, renamed over it, the folder forced.
      *
      * @param file the anchor file
-     * @param head a line already synced to the log
-     * @throws IOException if any step fails (the old anchor then stays, behind the log: safe)
+     * @param line its new content
+     * @throws IOException if any step fails (the old anchor then stays: safe)
      */
-    static void write(Path file, Head head) throws IOException {
+    private static void replace(Path file, byte[] line) throws IOException {
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
-        byte[] line = (head.seq() + " " + HexFormat.of().formatHex(head.mac) + "\n").getBytes(StandardCharsets.US_ASCII);
         Files.deleteIfExists(tmp); // a link or anything else left there is never written through
         try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE))) {

@@ -97,6 +97,8 @@ public final class Writer implements AutoCloseable {
     private final Path dir;
     /** Where the last synced line is kept ({@link Anchor}), or null. */
     private final Path anchor;
+    /** The anchor file, open from the start on (null when none is kept). */
+    private Anchor.Slots slots;
     /** Applied to every file channel the writer opens to write (tests put faults in; else the channel itself). */
     private final UnaryOperator<FileChannel> channels;
     private final long maxFileBytes;
@@ -244,6 +246,7 @@ public final class Writer implements AutoCloseable {
             }
             fileNumber = 1;
             openFile(true);
+            openAnchor(anchored);
             return;
         }
         for (Path f : files) {
@@ -272,6 +275,13 @@ public final class Writer implements AutoCloseable {
             anchoredSeq = anchored.get().seq();
         }
         lastSeq.set(seq);
+        openAnchor(anchored);
+    }
+
+    private void openAnchor(Optional<Anchor.Head> anchored) throws IOException {
+        if (anchor != null) {
+            slots = Anchor.Slots.open(anchor, anchored);
+        }
     }
 
     /**
@@ -612,12 +622,12 @@ public final class Writer implements AutoCloseable {
 
     /** Records {@code head} in the anchor file, at most once per {@link #SYNC_INTERVAL} while lines come. */
     private void anchor(Anchor.Head head) {
-        if (anchor == null) {
+        if (slots == null) {
             return;
         }
         lastAnchorWrite = System.nanoTime();
         try {
-            Anchor.write(anchor, head);
+            slots.write(head);
             anchoredSeq = head.seq();
         } catch (IOException e) {
             // The old anchor stays, behind the log: safe, and no reason to refuse a mutation. Tried again later.
@@ -833,6 +843,13 @@ public final class Writer implements AutoCloseable {
                 channel.close();
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "audit: closing the log failed");
+            }
+        }
+        if (slots != null) {
+            try {
+                slots.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "audit: closing the anchor failed");
             }
         }
     }
