@@ -330,7 +330,27 @@ class AuditLogTest {
                 assertEquals(inode, Files.readAttributes(head(), java.nio.file.attribute.BasicFileAttributes.class,
                         LinkOption.NOFOLLOW_LINKS).fileKey(), "the anchor was made anew at seq " + n);
             }
+            // the writes take turns: the slot not written last names the line before
+            byte[] file = Files.readAllBytes(head());
+            assertEquals(8192, file.length);
+            java.util.Set<String> seqs = java.util.Set.of(new String(file, 0, 19, StandardCharsets.US_ASCII),
+                    new String(file, 4096, 19, StandardCharsets.US_ASCII));
+            assertEquals(java.util.Set.of(String.format("%019d", 3), String.format("%019d", 4)), seqs);
         }
+    }
+
+    /** An earlier agent's one-line anchor naming the log's real last line: the start goes on, and writes slots. */
+    @Test
+    void anEarlierAgentsOneLineAnchorIsContinuedFrom() throws Exception {
+        write(3, 1 << 20);
+        io.dogama.agent.audit.internal.Anchor.Head three = io.dogama.agent.audit.internal.Anchor.read(head())
+                .orElseThrow();
+        Files.writeString(head(), "3 " + java.util.HexFormat.of().formatHex(three.mac()) + "\n");
+        assertEquals(3, anchoredSeq());
+        write(1, 1 << 20);
+        assertEquals(4, anchoredSeq());
+        assertEquals(8192, Files.size(head()));
+        assertEquals(4, assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key(), true)).lastSeq());
     }
 
     /**

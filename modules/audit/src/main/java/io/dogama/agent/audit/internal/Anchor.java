@@ -38,9 +38,14 @@ public final class Anchor {
     public static final String FILE_NAME = "audit.head";
     /** An earlier agent's form: one line, replaced by a rename at every write. */
     private static final Pattern LINE = Pattern.compile("^([1-9][0-9]{0,17}) ([0-9a-f]{64})\n$");
-    private static final Pattern SLOT = Pattern.compile("^([0-9]{19}) ([0-9a-f]{64}) ([0-9a-f]{8})\n$");
+    private static final Pattern SLOT = Pattern.compile("^(0[0-9]{18}) ([0-9a-f]{64}) ([0-9a-f]{8})\n$");
     private static final int SLOT_BYTES = 19 + 1 + 64 + 1 + 8 + 1;
-    private static final int MAX_BYTES = 2 * SLOT_BYTES;
+    /**
+     * Where the second slot begins: a page apart, so that a device that tears a whole sector or page in a power cut
+     * can spoil only the slot being written (the file is written whole at the start, zeros between the slots).
+     */
+    private static final int SLOT_STRIDE = 4096;
+    private static final int MAX_BYTES = 2 * SLOT_STRIDE;
 
     /**
      * A line of the log: its sequence number and its MAC.
@@ -114,7 +119,7 @@ public final class Anchor {
         long best = -1;
         byte[] mac = null;
         for (int i = 0; i < 2; i++) {
-            String slot = new String(bytes, i * SLOT_BYTES, SLOT_BYTES, StandardCharsets.US_ASCII);
+            String slot = new String(bytes, i * SLOT_STRIDE, SLOT_BYTES, StandardCharsets.US_ASCII);
             Matcher m = SLOT.matcher(slot);
             if (!m.matches() || !m.group(3).equals(crc(slot.substring(0, 19 + 1 + 64)))) {
                 continue; // torn by a crash in its write: the other one stands
@@ -169,17 +174,9 @@ public final class Anchor {
             byte[] one = current.map(h -> slot(h.seq(), h.mac)).orElseGet(() -> slot(0, new byte[Chain.MAC_BYTES]));
             byte[] both = new byte[MAX_BYTES];
             System.arraycopy(one, 0, both, 0, SLOT_BYTES);
-            System.arraycopy(one, 0, both, SLOT_BYTES, SLOT_BYTES);
-            replace(file, both);
-            FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            try {
-                if (ch.size() != MAX_BYTES) {
-                    throw new IOException("audit: " + file + " changed as it was opened");
-                }
-            } catch (IOException e) {
-                ch.close();
-                throw e;
-            }
+            System.arraycopy(one, 0, both, SLOT_STRIDE, SLOT_BYTES);
+            // The channel the file was written through is the one kept: nothing is opened by name after the rename.
+            FileChannel ch = replace(file, both);
             return new Slots(ch);
         }
 
@@ -190,7 +187,7 @@ public final class Anchor {
          */
         void write(Head head) throws IOException {
             ByteBuffer buf = ByteBuffer.wrap(slot(head.seq(), head.mac));
-            long at = (long) next * SLOT_BYTES;
+            long at = (long) next * SLOT_STRIDE;
             while (buf.hasRemaining()) {
                 at += ch.write(buf, at);
             }
@@ -207,22 +204,32 @@ public final class Anchor {
     /**
      * Replaces the file: a temporary one beside it written and forced, renamed over it, the folder forced.
      *
-     * @param file the anchor file
-     * @param line its new content
+     * @param file    the anchor file
+     * @param content its new content
+     * @return the channel it was written through, open for writing (the caller closes it)
      * @throws IOException if any step fails (the old anchor then stays: safe)
      */
-    private static void replace(Path file, byte[] line) throws IOException {
+    private static FileChannel replace(Path file, byte[] content) throws IOException {
         Path tmp = file.resolveSibling(FILE_NAME + ".tmp");
         Files.deleteIfExists(tmp); // a link or anything else left there is never written through
-        try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE))) {
-            ByteBuffer buf = ByteBuffer.wrap(line);
+        FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
+        try {
+            ByteBuffer buf = ByteBuffer.wrap(content);
             while (buf.hasRemaining()) {
                 ch.write(buf);
             }
             ch.force(true);
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Fsync.directory(file.getParent());
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            try {
+                ch.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Fsync.directory(file.getParent());
     }
 }

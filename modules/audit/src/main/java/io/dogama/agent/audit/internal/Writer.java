@@ -271,6 +271,9 @@ public final class Writer implements AutoCloseable {
         }
         if (anchored.isPresent()) {
             requireAnchored(files, anchored.get());
+            // The lines read back may be only in the page cache (the process before was killed between a write and
+            // its sync): on disk first, so that the anchor this head goes into is never ahead of the log.
+            channel.force(false);
             synced = new Anchor.Head(seq, previous);
             anchoredSeq = anchored.get().seq();
         }
