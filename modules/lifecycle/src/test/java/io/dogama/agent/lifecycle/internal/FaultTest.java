@@ -261,18 +261,18 @@ class FaultTest {
 
     /** The instance as the replace asked: plan v2, revision 1, running. */
     private void assertReplaced() throws Exception {
-        Optional<InstanceRecord> r = h.assertEnd(id, Harness.End.SETTLED);
-        assertEquals(Harness.digest(v2), r.orElseThrow().planDigest());
-        assertEquals(1, r.get().revision());
-        assertEquals(InstanceState.RUNNING, r.get().state());
-        assertEquals("running", ok(h.ops.inspect(id)).container().status());
+        assertRunning(v2, 1);
     }
 
     /** The instance as it was before the operation: plan v1, revision 0, running. */
     private void assertRestored() throws Exception {
+        assertRunning(v1, 0);
+    }
+
+    private void assertRunning(String plan, long revision) throws Exception {
         Optional<InstanceRecord> r = h.assertEnd(id, Harness.End.SETTLED);
-        assertEquals(Harness.digest(v1), r.orElseThrow().planDigest());
-        assertEquals(0, r.get().revision());
+        assertEquals(Harness.digest(plan), r.orElseThrow().planDigest());
+        assertEquals(revision, r.get().revision());
         assertEquals(InstanceState.RUNNING, r.get().state());
         assertEquals("running", ok(h.ops.inspect(id)).container().status());
     }

@@ -41,9 +41,14 @@ class ReconcileListenerTest {
     }
 
     private void crashAt(Step step, Runnable op) throws Exception {
+        crashAt(step, op, Faults.NONE);
+    }
+
+    /** As above, with {@code during} as the fault seam of the new agent's reconciliation. */
+    private void crashAt(Step step, Runnable op, Faults during) throws Exception {
         h.faults.current = new Harness.Script().on(step, HALT);
         assertThrows(Harness.Halt.class, op::run);
-        h.restartAgent(this::hear);
+        h.restartAgent(this::hear, during);
     }
 
     /** What is told of this test's instance; the engine is shared, and another run's containers are not ours. */
@@ -79,9 +84,8 @@ class ReconcileListenerTest {
     void aResumeTheEngineFailsIsLeftUnresolved() throws Exception {
         ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
-        h.faults.current = new Harness.Script().on(Step.REPLACE_COMMIT, HALT);
-        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
-        h.restartAgent(this::hear, new Harness.Script().on(Step.REPLACE_RESUME, Harness.FAIL));
+        crashAt(Step.REPLACE_COMMIT, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))),
+                new Harness.Script().on(Step.REPLACE_RESUME, Harness.FAIL));
         assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED), heard);
         assertEquals(InstanceState.REPLACING, h.requireRecord(id).state());
     }
@@ -90,9 +94,8 @@ class ReconcileListenerTest {
     void aRollbackThatGivesUpIsToldAsInterventionRequiredNotAsRolledBack() throws Exception {
         ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
-        h.faults.current = new Harness.Script().on(Step.REPLACE_START_NEW, HALT);
-        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
-        h.restartAgent(this::hear, new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL));
+        crashAt(Step.REPLACE_START_NEW, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))),
+                new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL));
         assertEquals(List.of(id + " " + Reconciliations.Action.INTERVENTION_REQUIRED), heard);
         assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
         List<Harness.Seen> left = h.containersOf(id);

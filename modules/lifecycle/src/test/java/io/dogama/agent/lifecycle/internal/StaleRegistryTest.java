@@ -47,16 +47,14 @@ class StaleRegistryTest {
         ok(h.ops.create(bytes(plan)));
         h.faults.current = Faults.NONE;
         ok(h.ops.start(id));
-        List<Harness.Seen> before = h.containersOf(id);
-        assertEquals(1, before.size(), before::toString);
-        assertEquals("running", before.get(0).status());
+        Harness.Seen before = only(id);
+        assertEquals("running", before.status());
 
         restoreAndRestart(copy);
 
-        List<Harness.Seen> after = h.containersOf(id);
-        assertEquals(1, after.size(), () -> "the started container was removed: " + after);
-        assertEquals(before.get(0).id(), after.get(0).id());
-        assertEquals("running", after.get(0).status());
+        Harness.Seen after = only(id); // the started container was not removed
+        assertEquals(before.id(), after.id());
+        assertEquals("running", after.status());
         // The stale intent is not acted on as the instance either: no record claims the container.
         var record = h.record(id);
         assertTrue(record.isEmpty(), () -> "record: " + record);
@@ -78,20 +76,18 @@ class StaleRegistryTest {
         Path copy = copyAt(Step.REPLACE_START_NEW);
         ok(h.ops.replace(id, bytes(replaceBody(v2, 0))));
         h.faults.current = Faults.NONE;
-        List<Harness.Seen> before = h.containersOf(id);
-        assertEquals(1, before.size(), before::toString);
+        Harness.Seen before = only(id);
 
         restoreAndRestart(copy);
 
-        List<Harness.Seen> after = h.containersOf(id);
-        assertEquals(1, after.size(), after::toString);
-        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
-        assertEquals("running", after.get(0).status());
+        Harness.Seen after = only(id);
+        assertEquals(before.id(), after.id(), "the replace's container was removed");
+        assertEquals("running", after.status());
         InstanceRecord r = h.requireRecord(id);
         assertEquals(InstanceState.RUNNING, r.state());
         assertEquals(1, r.revision());
         assertEquals(Harness.digest(v2), r.planDigest());
-        assertEquals(java.util.Optional.of(before.get(0).id()), r.containerId());
+        assertEquals(java.util.Optional.of(before.id()), r.containerId());
     }
 
     /**
@@ -111,15 +107,13 @@ class StaleRegistryTest {
         Path copy = copyAt(Step.REPLACE_RECORD_NEW);
         ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
         h.faults.current = Faults.NONE;
-        List<Harness.Seen> before = h.containersOf(id);
-        assertEquals(1, before.size(), before::toString);
+        Harness.Seen before = only(id);
 
         restoreAndRestart(copy);
 
-        List<Harness.Seen> after = h.containersOf(id);
-        assertEquals(1, after.size(), after::toString);
-        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
-        assertEquals("running", after.get(0).status());
+        Harness.Seen after = only(id);
+        assertEquals(before.id(), after.id(), "the replace's container was removed");
+        assertEquals("running", after.status());
         assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
     }
 
@@ -139,27 +133,25 @@ class StaleRegistryTest {
         Path copy = copyAt(Step.REPLACE_RECORD_NEW);
         ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
         h.faults.current = Faults.NONE;
-        List<Harness.Seen> before = h.containersOf(id);
-        assertEquals(1, before.size(), before::toString);
-        assertEquals("created", before.get(0).status());
+        Harness.Seen before = only(id);
+        assertEquals("created", before.status());
 
         // The first start's give-up is cut short (the engine fails the stop): its verdict must hold at the next start.
         Harness.Script cut = new Harness.Script().on(Step.ROLLBACK_STOP_ALL, Harness.FAIL);
         restoreAndRestart(copy, cut);
         assertTrue(cut.reached(Step.ROLLBACK_STOP_ALL), cut.reached::toString);
-        assertEquals(before, h.containersOf(id));
+        assertEquals(before, only(id));
         InstanceRecord first = h.requireRecord(id);
         assertEquals(InstanceState.REPLACING, first.state(), "the verdict is taken before ROLLING_BACK is written");
-        assertEquals(java.util.Optional.of(before.get(0).id()), first.containerId(), "the fold is written");
+        assertEquals(java.util.Optional.of(before.id()), first.containerId(), "the fold is written");
         assertEquals(java.util.Optional.of(Step.ROLLBACK_REMOVE_NEW), Step.ofMarker(first.step()));
         h.restartAgent();
 
-        List<Harness.Seen> after = h.containersOf(id);
-        assertEquals(1, after.size(), after::toString);
-        assertEquals(before.get(0).id(), after.get(0).id(), "the replace's container was removed");
+        Harness.Seen after = only(id);
+        assertEquals(before.id(), after.id(), "the replace's container was removed");
         InstanceRecord r = h.requireRecord(id);
         assertEquals(InstanceState.INTERVENTION_REQUIRED, r.state());
-        assertEquals(java.util.Optional.of(before.get(0).id()), r.containerId(), "the record names what is there");
+        assertEquals(java.util.Optional.of(before.id()), r.containerId(), "the record names what is there");
     }
 
     /**
@@ -182,18 +174,23 @@ class StaleRegistryTest {
                 h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
         h.faults.current = Faults.NONE;
         assertEquals(InstanceState.RUNNING, h.requireRecord(id).state());
-        List<Harness.Seen> before = h.containersOf(id);
-        assertEquals(1, before.size(), before::toString);
-        assertEquals("running", before.get(0).status());
+        Harness.Seen before = only(id);
+        assertEquals("running", before.status());
 
         restoreAndRestart(copy);
 
-        List<Harness.Seen> after = h.containersOf(id);
-        assertEquals(1, after.size(), after::toString);
-        assertEquals(before.get(0).id(), after.get(0).id(), "the recreated, running container was removed");
-        assertEquals("running", after.get(0).status());
+        Harness.Seen after = only(id);
+        assertEquals(before.id(), after.id(), "the recreated, running container was removed");
+        assertEquals("running", after.status());
         // the prior plan cannot come back beside it (its port is taken): left to an operator, nothing named runs
         assertEquals(InstanceState.INTERVENTION_REQUIRED, h.requireRecord(id).state());
+    }
+
+    /** @return the instance's one container (the test fails if there is none or more) */
+    private Harness.Seen only(String id) throws Exception {
+        List<Harness.Seen> all = h.containersOf(id);
+        assertEquals(1, all.size(), all::toString);
+        return all.get(0);
     }
 
     /** Copies the registry's file when the operation reaches {@code step} (before it acts). */
