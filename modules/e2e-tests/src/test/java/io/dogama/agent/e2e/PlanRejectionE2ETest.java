@@ -285,6 +285,29 @@ class PlanRejectionE2ETest {
         }
     }
 
+    /**
+     * Session 38's attack on a running agent: a registered instance's container (the test, writing inside that
+     * instance's source as its container could) plants a link there to a folder nobody claims; another plan's
+     * source reaches it through a link of its own. Neither its text nor its real path lies inside the registered
+     * source, yet the registered container could re-point the link afterwards and free the folder still mounted.
+     */
+    @Test
+    void aSourceReachedThroughALinkInsideAnotherInstancesSourceIsRefused() throws Exception {
+        Plans.Plan neighbour = e2e.plan(e2e.instanceId("chain-z"));
+        assertEquals(201, e2e.wire().post("/v1/instances", neighbour.json()).status());
+        try {
+            Path victim = e2e.instanceData(e2e.instanceId("chain-w"));
+            Path planted = Files.createDirectories(Path.of((String) neighbour.mount(0).get("source")).resolve("d"));
+            Path l2 = Files.createSymbolicLink(planted.resolve("l2"), victim);
+            Plans.Plan p = e2e.plan(e2e.instanceId("chain-x"));
+            Path l1 = Files.createSymbolicLink(Path.of((String) p.mount(0).get("source")).resolve("l1"), l2);
+            assertRejected(create(withSource(p, l1.toString())), v("mounts[0].source", "source_overlaps_instance"));
+            assertFalse(e2e.wire().get("/v1/instances").body().contains(p.id()));
+        } finally {
+            assertEquals(204, e2e.wire().delete("/v1/instances/" + neighbour.id()).status());
+        }
+    }
+
     @Test
     void everyViolationIsReportedAtOnce() {
         Plans.Plan p = e2e.plan(e2e.instanceId("all"));

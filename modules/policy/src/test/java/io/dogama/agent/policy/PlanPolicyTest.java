@@ -549,6 +549,78 @@ class PlanPolicyTest {
             assertOnly(validate(ctx), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
         }
 
+        /**
+         * Session 38's attack: a container running as the agent's user (or as root, where root is allowed) makes
+         * folders that count as safe inside its own source, and a link there. Another plan's source then passes
+         * through it, through a second link of its own, without its text or its real path lying inside the first
+         * source. Its container re-points the link, that source's claim moves, and the folder still mounted is
+         * free for a third plan. The fixture's folders belong to the test's user, who is the agent's here: each
+         * folder on the way counts as safe, as a container running as the agent would make it.
+         */
+        @Test
+        void aSourceThatPassesThroughAnotherInstancesSourceByTwoLinksOverlapsIt() throws IOException {
+            Path neighbour = Files.createDirectories(f.instances.resolve("z-0001/data"));
+            Path victim = Files.createDirectories(f.instances.resolve("w-0001/data"));
+            Path l2 = Files.createSymbolicLink(Files.createDirectories(neighbour.resolve("d")).resolve("l2"), victim);
+            Path l1 = Files.createSymbolicLink(Files.createDirectories(f.data.resolve("d1")).resolve("l1"), l2);
+            source(l1);
+            var neighbourRegistered = new ValidationContext(Set.of(), Map.of(),
+                    Map.of("z-0001", List.of(neighbour.toString())));
+            assertOnly(validate(neighbourRegistered), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            // The other way round: a source that takes in a link on a registered source's way.
+            source(neighbour);
+            var throughIt = new ValidationContext(Set.of(), Map.of(),
+                    Map.of("x-0001", List.of(Files.createSymbolicLink(f.instances.resolve("x-0001"), l2).toString())));
+            assertOnly(validate(throughIt), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+        }
+
+        @Test
+        void aLinkOnTheWayMayNotSitInsideTheInstancesOwnSource() throws IOException {
+            Path elsewhere = Files.createDirectories(f.instances.resolve("w-0001/data"));
+            Path link = Files.createSymbolicLink(Files.createDirectories(f.data.resolve("d1")).resolve("l1"), elsewhere);
+            var registered = new ValidationContext(Set.of(), Map.of(), Map.of("demo-0001", List.of(f.data.toString())));
+            ok(validate(registered));
+            // A replace through a link its current container can re-point: once it is, the folder it mounts
+            // (still mounted) is claimed by nobody.
+            source(link);
+            assertOnly(validate(registered), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            // A link that leads back above itself: the source's own container can re-point it.
+            source(Files.createSymbolicLink(Files.createDirectories(f.data.resolve("a/b")).resolve("up"),
+                    Path.of("../..")));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
+        @Test
+        void aMountMayNotBeStatedThroughALinkInsideAnotherMountOfThePlan() throws Exception {
+            Map<String, Object> t = TestCatalog.demoTemplate();
+            sub(t, "mounts").put("/logs", map("root", "instances", "readOnly", false));
+            policy = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
+            Path elsewhere = Files.createDirectories(f.instances.resolve("w-0001/data"));
+            Path link = Files.createSymbolicLink(Files.createDirectories(f.data.resolve("d")).resolve("l"), elsewhere);
+            Fixture.items(plan, "mounts").add(map("source", elsewhere.toString(), "target", "/logs", "readOnly", false));
+            ok(validate());
+            at(plan, "mounts", 1).put("source", link.toString());
+            assertOnly(validate(), new Violation("mounts[1].source", Rules.SOURCE_OVERLAPS_MOUNT));
+            // In either order.
+            at(plan, "mounts", 1).put("source", f.data.toString());
+            source(link);
+            assertOnly(validate(), new Violation("mounts[1].source", Rules.SOURCE_OVERLAPS_MOUNT));
+        }
+
+        @Test
+        void aLinkOnTheWayUnderAnotherRootMustSitInASafeFolderToo() throws Exception {
+            Path backups = Files.createDirectories(f.dir.resolve("srv/backups"));
+            Map<String, Object> config = f.configMap();
+            config.put("allowedRoots", map("instances", f.instances.toString(), "backups", backups.toString()));
+            policy = policyWith(config);
+            Path folder = Files.createDirectories(backups.resolve("x-0001/data"));
+            source(Files.createSymbolicLink(folder.resolve("l"), f.data));
+            ok(validate());
+            // The stated path begins below the other root, where the instance's user can re-point the link.
+            setOwner(folder, 1000);
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
         @Test
         void aSourceMayNotOverlapASourceOfAnotherRegisteredInstance() throws IOException {
             Path sub = Files.createDirectories(f.data.resolve("sub"));

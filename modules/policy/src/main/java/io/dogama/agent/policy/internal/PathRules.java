@@ -134,17 +134,31 @@ public final class PathRules {
      * @return the lenient real form; empty after {@link #MAX_LINK_HOPS} links (a loop)
      */
     static Optional<Path> resolveLeniently(Path p) {
-        return walk(p, folder -> true);
+        return walk(p, link -> true);
+    }
+
+    /**
+     * Where the symbolic links a path passes through sit: each named by its real folder and its own name, in the
+     * order they are met. A container that can write where one of them sits can re-point it, and so move where
+     * the path leads (Validator's link rules).
+     *
+     * @param p an absolute path
+     * @return the links met; those met before a loop, after {@link #MAX_LINK_HOPS}
+     */
+    public static List<Path> linksOnTheWay(Path p) {
+        List<Path> links = new ArrayList<>();
+        walk(p.toAbsolutePath(), link -> links.add(link));
+        return links;
     }
 
     /**
      * Follows {@code p} name by name as {@link #resolveLeniently} does.
      *
-     * @param p          an absolute path
-     * @param linkFolder asked, for each symbolic link met, about the (real) folder the link is in
-     * @return where the path leads; empty after a loop or when {@code linkFolder} refused a link's folder
+     * @param p    an absolute path
+     * @param link asked, for each symbolic link met, about where it sits (its real folder and its name)
+     * @return where the path leads; empty after a loop or when {@code link} refused a link
      */
-    private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> linkFolder) {
+    private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> link) {
         Path result = p.getRoot();
         java.util.Deque<String> names = new java.util.ArrayDeque<>();
         p.forEach(n -> names.addLast(n.toString()));
@@ -163,7 +177,7 @@ public final class PathRules {
                 result = next;
                 continue;
             }
-            if (++hops > MAX_LINK_HOPS || !linkFolder.test(result)) {
+            if (++hops > MAX_LINK_HOPS || !link.test(next)) {
                 return Optional.empty();
             }
             try {
@@ -271,7 +285,7 @@ public final class PathRules {
         }
         forbidden(r, field, out);
         fileType(r, field, out);
-        if (!(safeAncestors(root, r) && safeLinks(source, root))) {
+        if (!(safeAncestors(root, r) && safeLinks(source))) {
             out.add(new Violation(field, Rules.UNSAFE_ANCESTOR));
         }
         return out.size() == before ? real : Optional.empty();
@@ -302,18 +316,23 @@ public final class PathRules {
     }
 
     /**
-     * Every symbolic link the stated path passes through at or below {@code root} sits in a folder that
-     * {@link #safeAncestors} would accept. The other instances' claims are worked out from their stated
-     * sources each time (Validator.otherSources), so a link a container could re-point (one in its own
-     * source folder, say) would let a registered source move out from under its claim, and another plan
-     * then take the folder it mounts. Links above the root are the administrator's, as the folders there.
+     * Every symbolic link the stated path passes through at or below an allowed root, any root and not only the
+     * template's (a stated path may begin below another one), sits in a folder that {@link #safeAncestors} would
+     * accept. The other instances' claims are worked out from their stated sources each time
+     * (Validator.otherSources), so a link a container could re-point (one in its own source folder, say) would
+     * let a registered source move out from under its claim, and another plan then take the folder it mounts.
+     * A folder root or the agent owns can still lie inside a bind source, where a container running as either
+     * writes: Validator's link rules refuse those. Links above the roots are the administrator's, as the
+     * folders there.
      *
      * @param source a stated source that resolved
-     * @param root   its real allowed root
      * @return false also when the path changed while it was followed
      */
-    boolean safeLinks(String source, Path root) {
-        return walk(Path.of(source), folder -> !folder.startsWith(root) || safeFolder(folder)).isPresent();
+    boolean safeLinks(String source) {
+        return walk(Path.of(source), link -> {
+            Path folder = link.getParent();
+            return config.allowedRoots().values().stream().noneMatch(folder::startsWith) || safeFolder(folder);
+        }).isPresent();
     }
 
     private boolean safeFolder(Path dir) {

@@ -199,8 +199,10 @@ public final class Validator {
     private Mounts mountsFor(Plan plan, Template t, Map<String, List<String>> registeredSources) {
         List<Violation> v = new ArrayList<>();
         List<ContainerSpec.BindMount> resolved = new ArrayList<>();
-        List<Path> otherSources = otherSources(plan.instanceId(), registeredSources);
+        Sources others = Sources.of(registeredSources, id -> !id.equals(plan.instanceId()));
+        Sources own = Sources.of(registeredSources, id -> id.equals(plan.instanceId()));
         List<Path> ownSources = new ArrayList<>();
+        List<Path> ownLinks = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < plan.mounts().size(); i++) {
             Plan.Mount m = plan.mounts().get(i);
@@ -225,13 +227,28 @@ public final class Validator {
             // Compared by components, the real path and (for other instances, whose claims are worked
             // out from their stated sources) the stated one too: a link cannot hide an overlap.
             Path stated = Path.of(m.source()).normalize();
-            if (ownSources.stream().anyMatch(o -> overlaps(r, o))) {
+            // A bind source is where a container writes, so a link inside one can be re-pointed by that container
+            // (one running as root or as the agent makes folders that count as safe): the stated path would then
+            // lead elsewhere, and the folder it leads to now, still mounted, would be claimed by nobody. So no link
+            // on the way may sit inside a source, and no source may take in a link on another source's way.
+            List<Path> links = PathRules.linksOnTheWay(stated);
+            boolean mountOverlap = ownSources.stream().anyMatch(o -> overlaps(r, o))
+                    || links.stream().anyMatch(l -> inside(l, ownSources)) || inside(ownLinks, r);
+            if (mountOverlap) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_MOUNT));
             }
-            if (otherSources.stream().anyMatch(o -> overlaps(r, o) || overlaps(stated, o))) {
+            boolean instanceOverlap = others.forms().stream().anyMatch(o -> overlaps(r, o) || overlaps(stated, o))
+                    || links.stream().anyMatch(l -> inside(l, others.reals())) || inside(others.links(), r);
+            if (instanceOverlap) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_INSTANCE));
             }
+            boolean ownLink = links.stream().anyMatch(l -> l.startsWith(r) || inside(l, own.reals()))
+                    || inside(own.links(), r);
+            if (ownLink) {
+                v.add(new Violation(field + ".source", Rules.UNSAFE_ANCESTOR));
+            }
             ownSources.add(r);
+            ownLinks.addAll(links);
             resolved.add(new ContainerSpec.BindMount(r.toString(), m.target(), m.readOnly()));
         }
         for (String target : t.mounts().keySet()) {
@@ -247,28 +264,46 @@ public final class Validator {
         return a.startsWith(b) || b.startsWith(a);
     }
 
+    /** @return true if {@code link} lies inside one of {@code sources} */
+    private static boolean inside(Path link, List<Path> sources) {
+        return sources.stream().anyMatch(link::startsWith);
+    }
+
+    /** @return true if one of {@code links} lies inside {@code source} */
+    private static boolean inside(List<Path> links, Path source) {
+        return links.stream().anyMatch(l -> l.startsWith(source));
+    }
+
     /**
-     * The sources of every other registered instance, each in its normalized and its real form (a
-     * source that vanished or became a link still counts where it was).
+     * What registered bind sources claim: each in its normalized and its real form (a source that vanished or
+     * became a link still counts where it was); the real forms alone, where their containers write; and the
+     * links their stated paths pass through.
      */
-    private static List<Path> otherSources(String instanceId, Map<String, List<String>> registeredSources) {
-        List<Path> out = new ArrayList<>();
-        registeredSources.forEach((id, sources) -> {
-            if (id.equals(instanceId)) {
-                return;
-            }
-            for (String s : sources) {
-                try {
-                    Path p = Path.of(s);
-                    if (p.isAbsolute()) {
-                        out.addAll(PathRules.forms(p));
-                    }
-                } catch (InvalidPathException e) {
-                    // A registered plan passed the path syntax rules; this cannot name a real folder.
+    private record Sources(List<Path> forms, List<Path> reals, List<Path> links) {
+        static Sources of(Map<String, List<String>> registeredSources, java.util.function.Predicate<String> whose) {
+            List<Path> forms = new ArrayList<>();
+            List<Path> reals = new ArrayList<>();
+            List<Path> links = new ArrayList<>();
+            registeredSources.forEach((id, sources) -> {
+                if (!whose.test(id)) {
+                    return;
                 }
-            }
-        });
-        return out;
+                for (String s : sources) {
+                    try {
+                        Path p = Path.of(s);
+                        if (p.isAbsolute()) {
+                            List<Path> f = PathRules.forms(p);
+                            forms.addAll(f);
+                            reals.add(f.getLast());
+                            links.addAll(PathRules.linksOnTheWay(p));
+                        }
+                    } catch (InvalidPathException e) {
+                        // A registered plan passed the path syntax rules; this cannot name a real folder.
+                    }
+                }
+            });
+            return new Sources(List.copyOf(forms), List.copyOf(reals), List.copyOf(links));
+        }
     }
 
     /**
