@@ -567,6 +567,11 @@ class PlanPolicyTest {
             var neighbourRegistered = new ValidationContext(Set.of(), Map.of(),
                     Map.of("z-0001", List.of(neighbour.toString())));
             assertOnly(validate(neighbourRegistered), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+            // No link inside the neighbour's source, only a folder the path enters and leaves by "..": its container
+            // can make that folder a link.
+            Files.createDirectories(neighbour.resolve("sub"));
+            source(Files.createSymbolicLink(f.data.resolve("d1/dotdot"), neighbour.resolve("sub/../../../w-0001/data")));
+            assertOnly(validate(neighbourRegistered), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
             // The other way round: a source that takes in a link on a registered source's way.
             source(neighbour);
             var throughIt = new ValidationContext(Set.of(), Map.of(),

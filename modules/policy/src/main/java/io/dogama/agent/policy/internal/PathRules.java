@@ -134,21 +134,26 @@ public final class PathRules {
      * @return the lenient real form; empty after {@link #MAX_LINK_HOPS} links (a loop)
      */
     static Optional<Path> resolveLeniently(Path p) {
-        return walk(p, link -> true);
+        return walk(p, link -> true, step -> { });
     }
 
     /**
-     * Where the symbolic links a path passes through sit: each named by its real folder and its own name, in the
-     * order they are met. A container that can write where one of them sits can re-point it, and so move where
-     * the path leads (Validator's link rules).
+     * Every path the resolution of {@code p} goes through before its end, in order: each name looked up, a symbolic
+     * link or a folder (the folders a link's target passes through, and leaves again by its {@code ..}, included),
+     * each named by its real folder and its own name. Whoever can write where one of them lies can make it a link,
+     * or re-point it, and so move where the path leads (Validator's rules on the way to a source). For a path with
+     * no link these are its ancestors.
      *
      * @param p an absolute path
-     * @return the links met; those met before a loop, after {@link #MAX_LINK_HOPS}
+     * @return the paths gone through before the end; those before a loop, after {@link #MAX_LINK_HOPS}
      */
-    public static List<Path> linksOnTheWay(Path p) {
-        List<Path> links = new ArrayList<>();
-        walk(p.toAbsolutePath(), link -> links.add(link));
-        return links;
+    public static List<Path> wayTo(Path p) {
+        List<Path> steps = new ArrayList<>();
+        Optional<Path> end = walk(p.toAbsolutePath(), link -> true, steps::add);
+        if (end.isPresent() && !steps.isEmpty() && steps.getLast().equals(end.get())) {
+            steps.removeLast(); // the end itself, reached by its own name
+        }
+        return steps;
     }
 
     /**
@@ -156,9 +161,11 @@ public final class PathRules {
      *
      * @param p    an absolute path
      * @param link asked, for each symbolic link met, about where it sits (its real folder and its name)
+     * @param step told each name looked up, where it sits, link or not
      * @return where the path leads; empty after a loop or when {@code link} refused a link
      */
-    private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> link) {
+    private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> link,
+            java.util.function.Consumer<Path> step) {
         Path result = p.getRoot();
         java.util.Deque<String> names = new java.util.ArrayDeque<>();
         p.forEach(n -> names.addLast(n.toString()));
@@ -173,6 +180,7 @@ public final class PathRules {
                 continue;
             }
             Path next = result.resolve(name);
+            step.accept(next);
             if (!Files.isSymbolicLink(next)) {
                 result = next;
                 continue;
@@ -332,7 +340,7 @@ public final class PathRules {
         return walk(Path.of(source), link -> {
             Path folder = link.getParent();
             return config.allowedRoots().values().stream().noneMatch(folder::startsWith) || safeFolder(folder);
-        }).isPresent();
+        }, step -> { }).isPresent();
     }
 
     private boolean safeFolder(Path dir) {

@@ -202,7 +202,7 @@ public final class Validator {
         Sources others = Sources.of(registeredSources, id -> !id.equals(plan.instanceId()));
         Sources own = Sources.of(registeredSources, id -> id.equals(plan.instanceId()));
         List<Path> ownSources = new ArrayList<>();
-        List<Path> ownLinks = new ArrayList<>();
+        List<Path> ownWays = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         for (int i = 0; i < plan.mounts().size(); i++) {
             Plan.Mount m = plan.mounts().get(i);
@@ -228,27 +228,28 @@ public final class Validator {
             // out from their stated sources) the stated one too: a link cannot hide an overlap.
             Path stated = Path.of(m.source()).normalize();
             // A bind source is where a container writes, so a link inside one can be re-pointed by that container
-            // (one running as root or as the agent makes folders that count as safe): the stated path would then
-            // lead elsewhere, and the folder it leads to now, still mounted, would be claimed by nobody. So no link
-            // on the way may sit inside a source, and no source may take in a link on another source's way.
-            List<Path> links = PathRules.linksOnTheWay(stated);
+            // (one running as root or as the agent makes folders that count as safe), and a folder inside one made a
+            // link: the stated path would then lead elsewhere, and the folder it leads to now, still mounted, would
+            // be claimed by nobody. So nothing the stated path goes through before its end may lie inside a source,
+            // and no source may take in what another source's path goes through.
+            List<Path> way = PathRules.wayTo(stated);
             boolean mountOverlap = ownSources.stream().anyMatch(o -> overlaps(r, o))
-                    || links.stream().anyMatch(l -> inside(l, ownSources)) || inside(ownLinks, r);
+                    || way.stream().anyMatch(w -> inside(w, ownSources)) || inside(ownWays, r);
             if (mountOverlap) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_MOUNT));
             }
             boolean instanceOverlap = others.forms().stream().anyMatch(o -> overlaps(r, o) || overlaps(stated, o))
-                    || links.stream().anyMatch(l -> inside(l, others.reals())) || inside(others.links(), r);
+                    || way.stream().anyMatch(w -> inside(w, others.reals())) || inside(others.ways(), r);
             if (instanceOverlap) {
                 v.add(new Violation(field + ".source", Rules.SOURCE_OVERLAPS_INSTANCE));
             }
-            boolean ownLink = links.stream().anyMatch(l -> l.startsWith(r) || inside(l, own.reals()))
-                    || inside(own.links(), r);
-            if (ownLink) {
+            boolean throughOwn = way.stream().anyMatch(w -> w.startsWith(r) || inside(w, own.reals()))
+                    || inside(own.ways(), r);
+            if (throughOwn) {
                 v.add(new Violation(field + ".source", Rules.UNSAFE_ANCESTOR));
             }
             ownSources.add(r);
-            ownLinks.addAll(links);
+            ownWays.addAll(way);
             resolved.add(new ContainerSpec.BindMount(r.toString(), m.target(), m.readOnly()));
         }
         for (String target : t.mounts().keySet()) {
@@ -264,26 +265,26 @@ public final class Validator {
         return a.startsWith(b) || b.startsWith(a);
     }
 
-    /** @return true if {@code link} lies inside one of {@code sources} */
-    private static boolean inside(Path link, List<Path> sources) {
-        return sources.stream().anyMatch(link::startsWith);
+    /** @return true if {@code step} lies inside one of {@code sources} */
+    private static boolean inside(Path step, List<Path> sources) {
+        return sources.stream().anyMatch(step::startsWith);
     }
 
-    /** @return true if one of {@code links} lies inside {@code source} */
-    private static boolean inside(List<Path> links, Path source) {
-        return links.stream().anyMatch(l -> l.startsWith(source));
+    /** @return true if one of {@code way} lies inside {@code source} */
+    private static boolean inside(List<Path> way, Path source) {
+        return way.stream().anyMatch(w -> w.startsWith(source));
     }
 
     /**
      * What registered bind sources claim: each in its normalized and its real form (a source that vanished or
-     * became a link still counts where it was); the real forms alone, where their containers write; and the
-     * links their stated paths pass through.
+     * became a link still counts where it was); the real forms alone, where their containers write; and what their
+     * stated paths go through ({@link PathRules#wayTo}).
      */
-    private record Sources(List<Path> forms, List<Path> reals, List<Path> links) {
+    private record Sources(List<Path> forms, List<Path> reals, List<Path> ways) {
         static Sources of(Map<String, List<String>> registeredSources, java.util.function.Predicate<String> whose) {
             List<Path> forms = new ArrayList<>();
             List<Path> reals = new ArrayList<>();
-            List<Path> links = new ArrayList<>();
+            List<Path> ways = new ArrayList<>();
             registeredSources.forEach((id, sources) -> {
                 if (!whose.test(id)) {
                     return;
@@ -295,14 +296,14 @@ public final class Validator {
                             List<Path> f = PathRules.forms(p);
                             forms.addAll(f);
                             reals.add(f.getLast());
-                            links.addAll(PathRules.linksOnTheWay(p));
+                            ways.addAll(PathRules.wayTo(p));
                         }
                     } catch (InvalidPathException e) {
                         // A registered plan passed the path syntax rules; this cannot name a real folder.
                     }
                 }
             });
-            return new Sources(List.copyOf(forms), List.copyOf(reals), List.copyOf(links));
+            return new Sources(List.copyOf(forms), List.copyOf(reals), List.copyOf(ways));
         }
     }
 
