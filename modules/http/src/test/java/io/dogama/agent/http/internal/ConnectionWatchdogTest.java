@@ -61,6 +61,42 @@ class ConnectionWatchdogTest {
         assertTrue(last.isOpen());
     }
 
+    /**
+     * Session 38's review: one client address holds every slot but the last and reopens each connection it loses.
+     * With the oldest connection of all evicted, another client's connection became the oldest within as many
+     * accepts as the first held, and a signed request still on its way in was reset. The address holding the most
+     * now gives up its own oldest.
+     */
+    @Test
+    void aClientThatReopensEveryConnectionItLosesEvictsOnlyItsOwn() throws Exception {
+        server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0));
+        List<SocketChannel> flood = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            flood.add(acceptFrom("127.0.0.2"));
+        }
+        SocketChannel client = acceptFrom("127.0.0.1"); // the last slot: one of the flood's makes room
+        assertTrue(client.isOpen());
+        for (int round = 0; round < 10; round++) {
+            flood.add(acceptFrom("127.0.0.2"));
+            assertTrue(client.isOpen(), "the other client's connection was evicted after " + (round + 1)
+                    + " reconnections of the flood");
+        }
+        assertEquals(2, flood.stream().filter(SocketChannel::isOpen).count(),
+                "the flood keeps every slot but the client's and the one made free at each accept");
+    }
+
+    /** @return the server's side of a new connection from {@code clientAddress}, after the watchdog was told of it */
+    private SocketChannel acceptFrom(String clientAddress) throws Exception {
+        SocketChannel c = SocketChannel.open();
+        opened.add(c);
+        c.bind(new InetSocketAddress(InetAddress.ofLiteral(clientAddress), 0));
+        c.connect(server.getLocalAddress());
+        SocketChannel accepted = server.accept();
+        opened.add(accepted);
+        watchdog.accepted(accepted);
+        return accepted;
+    }
+
     /** The key's written-out equals and hashCode: both ends count, as they did in the record's own. */
     @Test
     void aKeyIsEqualOnlyToOneWithTheSameTwoEnds() {
