@@ -63,7 +63,7 @@ final class AgentProcess implements AutoCloseable {
         // host path at a container's next start.
         TrustedPath.requireRoots(config);
         if (config.metricsFile().isPresent()) {
-            TrustedPath.requireAncestors("metrics file", config.metricsFile().get()); // MetricsFile says why
+            TrustedPath.requireReplacedFile("metrics file", config.metricsFile().get()); // MetricsFile says why
         }
         // Before anything opens a file there (the registry's thread below, the nonce journal).
         DataDirectory.prepare(config.dataDir());

@@ -86,7 +86,7 @@ final class MetricsFile implements AutoCloseable {
             throw new NoSuchFileException(dir.toString(), null, "the metrics file's folder does not exist");
         }
         try {
-            TrustedPath.requireAncestors("metrics file", file);
+            TrustedPath.requireReplacedFile("metrics file", file);
         } catch (StartupException e) {
             throw new UntrustedFolder(e.getMessage());
         }

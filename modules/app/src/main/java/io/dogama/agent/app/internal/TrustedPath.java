@@ -132,18 +132,39 @@ final class TrustedPath {
      */
     static void requireSocket(String what, Path socket) throws StartupException {
         requireAncestors(what, socket);
+        requireOwnFolder(what, socket, "could take the socket's name while the engine is down");
+    }
+
+    /**
+     * The folders above {@code file} as {@link #requireAncestors}, and its own folder writable by nobody else, not
+     * even with the sticky bit: the file is replaced by a rename, and in a sticky folder another user could make
+     * the name theirs first, after which every rename fails and the collector reads their file (session 38's
+     * review; the metrics are where {@code dogama_audit_last_sequence} is read off the host).
+     *
+     * @param what the file's name in messages
+     * @param file the file as configured
+     * @throws StartupException if a folder above it may be changed, or its folder written, by someone else
+     */
+    static void requireReplacedFile(String what, Path file) throws StartupException {
+        requireAncestors(what, file);
+        if (Files.isDirectory(file.toAbsolutePath().getParent())) { // one made later is checked before each write
+            requireOwnFolder(what, file, "could make the name theirs before the agent's rename");
+        }
+    }
+
+    private static void requireOwnFolder(String what, Path path, String risk) throws StartupException {
         Path folder;
         int mode;
         try {
-            folder = MountTable.real(socket.toAbsolutePath()).getParent();
+            folder = MountTable.real(path.toAbsolutePath()).getParent();
             mode = (Integer) Files.getAttribute(folder, "unix:mode");
         } catch (IOException | RuntimeException e) {
-            throw new StartupException(what + " " + socket + ": its folder cannot be read", e);
+            throw new StartupException(what + " " + path + ": its folder cannot be read", e);
         }
         if ((mode & AgentUid.GROUP_OR_OTHER_WRITE) != 0) {
-            throw new StartupException(what + " " + socket + ": its folder " + folder + " is writable by group or"
-                    + " others (mode " + String.format("%04o", mode & 07777) + "); whoever may add an entry there"
-                    + " could take the socket's name while the engine is down", null);
+            throw new StartupException(what + " " + path + ": its folder " + folder + " is writable by group or"
+                    + " others (mode " + String.format("%04o", mode & 07777) + "); whoever may add an entry there "
+                    + risk, null);
         }
     }
 

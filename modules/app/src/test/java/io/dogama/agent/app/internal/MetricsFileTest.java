@@ -61,6 +61,21 @@ class MetricsFileTest {
         assertEquals(List.of(), entries(folder));
     }
 
+    /**
+     * A sticky folder open to all (as /tmp): another user could make the file's name theirs, and every rename of
+     * the agent's would then fail while the collector read their file. Nothing is written there.
+     */
+    @Test
+    void aStickyFolderOpenToOthersIsNotWritten() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("shared"));
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setAttribute(folder, "unix:mode", 01777);
+        Path file = folder.resolve("dogama.prom");
+        IOException e = assertThrows(MetricsFile.UntrustedFolder.class, () -> MetricsFile.write(file, "a 1\n"));
+        assertTrue(e.getMessage().contains("writable by group or others (mode 1777)"), e.getMessage());
+        assertEquals(List.of(), entries(folder));
+    }
+
     private static List<Path> entries(Path folder) throws IOException {
         try (Stream<Path> s = Files.list(folder)) {
             return s.sorted().toList();
