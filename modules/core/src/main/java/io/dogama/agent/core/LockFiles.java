@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -33,6 +35,9 @@ import java.util.Set;
  * data directory check already requires to be the agent's alone.
  */
 public final class LockFiles {
+    /** How every lock file's name ends: how one store's search finds the others' lock files. */
+    public static final String SUFFIX = ".lock";
+
     private LockFiles() {
     }
 
@@ -63,10 +68,14 @@ public final class LockFiles {
      * @return the lock; its channel is the lock file's, open for writing, and closing it releases the lock
      * @throws RegularFiles.NotRegular if something other than a regular file has the name
      * @throws InUse                   if the lock is held already
-     * @throws Shared                  if a file in those folders is the lock file under another name
+     * @throws Shared                  if a file in those folders is the lock file, or another lock file there,
+     *                                 under another name
      * @throws IOException             if it cannot be opened, locked or looked at
      */
     public static FileLock acquire(Path file, Path... folders) throws IOException {
+        if (!file.getFileName().toString().endsWith(SUFFIX)) {
+            throw new IllegalArgumentException("a lock file's name ends with " + SUFFIX + ": " + file);
+        }
         RegularFiles.requireIfPresent(file);
         FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS), PosixFilePermissions.asFileAttribute(KeyFiles.MODE));
@@ -94,21 +103,39 @@ public final class LockFiles {
     }
 
     private static void requireSole(Path file, Path... folders) throws IOException {
-        if (((Number) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
-            return; // its only name: nothing to search
-        }
-        Object key = Objects.requireNonNull(Files.readAttributes(file, BasicFileAttributes.class,
-                LinkOption.NOFOLLOW_LINKS).fileKey(), "no file key on this platform");
         Set<Path> searched = new LinkedHashSet<>();
         searched.add(file.toAbsolutePath().getParent());
         for (Path f : folders) {
             searched.add(f.toAbsolutePath());
         }
-        Path self = file.toAbsolutePath().normalize();
+        // This lock file, and every other store's lock file in these folders: the registry's and the nonce journal's
+        // locks are taken before the audit log opens its folder, and it is the audit log that opens and closes files
+        // there, so its search covers their lock files too (a hard link from registry.lock into the audit folder
+        // would otherwise drop the registry's lock at the audit log's first read).
+        Set<Path> locks = new LinkedHashSet<>();
+        locks.add(file.toAbsolutePath().normalize());
         for (Path folder : searched) {
-            try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
-                for (Path e : entries) {
-                    if (e.toAbsolutePath().normalize().equals(self)) {
+            for (Path e : entries(folder)) {
+                if (e.getFileName().toString().endsWith(SUFFIX)) {
+                    locks.add(e.toAbsolutePath().normalize());
+                }
+            }
+        }
+        for (Path lock : locks) {
+            BasicFileAttributes la;
+            try {
+                la = Files.readAttributes(lock, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException gone) {
+                continue;
+            }
+            if (!la.isRegularFile()
+                    || ((Number) Files.getAttribute(lock, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
+                continue; // its only name: nothing to search
+            }
+            Object key = Objects.requireNonNull(la.fileKey(), "no file key on this platform");
+            for (Path folder : searched) {
+                for (Path e : entries(folder)) {
+                    if (e.toAbsolutePath().normalize().equals(lock)) {
                         continue;
                     }
                     BasicFileAttributes a;
@@ -118,12 +145,21 @@ public final class LockFiles {
                         continue;
                     }
                     if (key.equals(a.fileKey())) {
-                        throw new Shared(file, e);
+                        throw new Shared(lock, e);
                     }
                 }
-            } catch (NoSuchFileException absent) {
-                // a folder not made yet holds nothing
             }
         }
+    }
+
+    /** @return the folder's entries; none if it is not made yet */
+    private static List<Path> entries(Path folder) throws IOException {
+        List<Path> out = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
+            entries.forEach(out::add);
+        } catch (NoSuchFileException absent) {
+            // a folder not made yet holds nothing
+        }
+        return out;
     }
 }

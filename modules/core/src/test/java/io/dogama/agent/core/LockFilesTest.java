@@ -76,6 +76,25 @@ class LockFilesTest {
     }
 
     /**
+     * Another store's lock file with a second name in this store's folder: the registry's lock (taken first, in the
+     * data directory) linked into the audit folder would be dropped when the audit log, which opens and closes the
+     * files of its folder, first read that name. The audit log's lock, whose search covers both folders, refuses.
+     */
+    @Test
+    void anotherStoresLockFileWithASecondNameInThisStoresFolderIsRefused() throws Exception {
+        Path audit = Files.createDirectory(dir.resolve("audit"));
+        FileLock registry = LockFiles.acquire(dir.resolve("registry.lock"), dir);
+        try (FileChannel ch = registry.channel()) {
+            Files.createLink(audit.resolve("audit-000001.jsonl"), dir.resolve("registry.lock"));
+            LockFiles.Shared refused = assertThrows(LockFiles.Shared.class,
+                    () -> LockFiles.acquire(audit.resolve("audit.lock"), dir));
+            assertTrue(refused.getMessage().contains("registry.lock is the same file as"), refused.getMessage());
+            assertTrue(registry.isValid() && ch.isOpen(), "the other store's lock is still held");
+        }
+        assertThrows(IllegalArgumentException.class, () -> LockFiles.acquire(dir.resolve("registry.lck")));
+    }
+
+    /**
      * A second name outside the store's folders, as a hard-link backup of the data directory ({@code cp -al},
      * rsnapshot) makes one for every file, is never opened by the agent: the lock holds, and the start goes on.
      */
