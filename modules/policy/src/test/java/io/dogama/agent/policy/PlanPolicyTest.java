@@ -579,6 +579,43 @@ class PlanPolicyTest {
             assertOnly(validate(throughIt), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
         }
 
+        /**
+         * The same attack with a link named by a byte that is not valid in the file-name encoding: a walk that read
+         * names back as strings looked that link up as U+FFFD (another name, or none) and stopped there, while the
+         * kernel's way went on into the neighbour's source.
+         */
+        @Test
+        void aLinkNamedOutsideTheFileNameEncodingIsFollowedAsTheKernelFollowsIt() throws Exception {
+            Path neighbour = Files.createDirectories(f.instances.resolve("z-0001/data"));
+            Path victim = Files.createDirectories(f.instances.resolve("w-0001/data"));
+            Files.createSymbolicLink(neighbour.resolve("lk"), victim);
+            Path d = Files.createDirectories(f.data.resolve("d"));
+            String script = "ln -s \"$(printf '\\377')\" l && ln -s '" + neighbour.resolve("lk") + "' \"$(printf '\\377')\"";
+            Process p = new ProcessBuilder("/bin/sh", "-c", script).directory(d.toFile()).redirectErrorStream(true).start();
+            assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "ln ended");
+            assertEquals(0, p.exitValue(), new String(p.getInputStream().readAllBytes()));
+            source(d.resolve("l"));
+            var neighbourRegistered = new ValidationContext(Set.of(), Map.of(),
+                    Map.of("z-0001", List.of(neighbour.toString())));
+            assertOnly(validate(neighbourRegistered), new Violation("mounts[0].source", Rules.SOURCE_OVERLAPS_INSTANCE));
+        }
+
+        /**
+         * Each registered source is walked again at every validation: a stated path whose links are padded to make
+         * thousands of lookups would slow every later one down and fill the heap. Refused before it is registered.
+         */
+        @Test
+        void aPathThatTakesTooManyLookupsIsRefused() throws IOException {
+            Path dir = f.data.getParent();
+            Files.createDirectories(dir.resolve("x"));
+            String pad = "x/../".repeat(700);
+            Files.createSymbolicLink(dir.resolve("l2"), Path.of(pad + "data"));
+            source(Files.createSymbolicLink(dir.resolve("l1"), Path.of(pad + "l2")));
+            assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+            source(Files.createSymbolicLink(dir.resolve("l3"), Path.of("x/../".repeat(300) + "data")));
+            ok(validate());
+        }
+
         @Test
         void aLinkOnTheWayMayNotSitInsideTheInstancesOwnSource() throws IOException {
             Path elsewhere = Files.createDirectories(f.instances.resolve("w-0001/data"));

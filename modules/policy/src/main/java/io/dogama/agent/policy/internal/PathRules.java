@@ -32,6 +32,12 @@ public final class PathRules {
     public static final int MAX_CHECK_PATHS = 16;
     /** Most symlinks followed in one lenient resolution (Linux's MAXSYMLINKS). */
     static final int MAX_LINK_HOPS = 40;
+    /**
+     * Most names looked up in one lenient resolution. Forty links of 4,095 bytes each, padded with {@code x/..},
+     * make some 30,000 lookups, and every later validation walks every registered source again: a path that needs
+     * more than this is refused ({@code unsafe_ancestor}) before it can be registered.
+     */
+    static final int MAX_LOOKUPS = 1024;
 
     private final AdminConfig config;
     private final int agentUid;
@@ -145,7 +151,8 @@ public final class PathRules {
      * no link these are its ancestors.
      *
      * @param p an absolute path
-     * @return the paths gone through before the end; those before a loop, after {@link #MAX_LINK_HOPS}
+     * @return the paths gone through before the end, each once; those before a loop, after {@link #MAX_LINK_HOPS}
+     *     links or {@link #MAX_LOOKUPS} names
      */
     public static List<Path> wayTo(Path p) {
         List<Path> steps = new ArrayList<>();
@@ -153,7 +160,7 @@ public final class PathRules {
         if (end.isPresent() && !steps.isEmpty() && steps.getLast().equals(end.get())) {
             steps.removeLast(); // the end itself, reached by its own name
         }
-        return steps;
+        return List.copyOf(new java.util.LinkedHashSet<>(steps));
     }
 
     /**
@@ -167,17 +174,25 @@ public final class PathRules {
     private static Optional<Path> walk(Path p, java.util.function.Predicate<Path> link,
             java.util.function.Consumer<Path> step) {
         Path result = p.getRoot();
-        java.util.Deque<String> names = new java.util.ArrayDeque<>();
-        p.forEach(n -> names.addLast(n.toString()));
+        // Names stay paths, never strings: a name that is not valid in the file-name encoding (a byte 0xff under
+        // UTF-8) reads back as U+FFFD, which names another entry or none, and the walk would leave the way the
+        // kernel takes (session 38's review of the first version of wayTo).
+        java.util.Deque<Path> names = new java.util.ArrayDeque<>();
+        p.forEach(names::addLast);
         int hops = 0;
+        int lookups = 0;
         while (!names.isEmpty()) {
-            String name = names.removeFirst();
-            if (name.isEmpty() || name.equals(".")) {
+            Path name = names.removeFirst();
+            String text = name.toString();
+            if (text.isEmpty() || text.equals(".")) {
                 continue;
             }
-            if (name.equals("..")) {
+            if (text.equals("..")) {
                 result = result.getParent() == null ? result : result.getParent();
                 continue;
+            }
+            if (++lookups > MAX_LOOKUPS) {
+                return Optional.empty();
             }
             Path next = result.resolve(name);
             step.accept(next);
@@ -190,8 +205,8 @@ public final class PathRules {
             }
             try {
                 Path target = Files.readSymbolicLink(next);
-                java.util.List<String> targetNames = new ArrayList<>();
-                target.forEach(n -> targetNames.add(n.toString()));
+                List<Path> targetNames = new ArrayList<>();
+                target.forEach(targetNames::add);
                 for (int i = targetNames.size() - 1; i >= 0; i--) {
                     names.addFirst(targetNames.get(i));
                 }
