@@ -260,6 +260,63 @@ class HostileClientsOverHttpTest {
     }
 
     /**
+     * Session 38's review: one client address holds every slot but one and reopens each connection it loses. With the
+     * oldest connection of all evicted at each accept, another client's connection became the oldest within as many
+     * accepts as the flood held slots, and its signed request, still on its way in, was reset. The address holding
+     * the most connections now gives up its own oldest.
+     */
+    @Test
+    void aFloodFromOneAddressEvictsOnlyItsOwnConnections() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        int slots = 4;
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withMaxConnections(slots).withRequestTimeout(Duration.ofSeconds(30)))) {
+            List<Socket> flood = new ArrayList<>();
+            try {
+                for (int i = 0; i < slots - 1; i++) {
+                    flood.add(floodFrom("127.0.0.2", f.port));
+                }
+                String request = keepAlive(f, "/v1/health");
+                try (Socket client = connectFrom("127.0.0.1", f.port)) {
+                    // The client's signed request is on its way in: all but its last line break.
+                    client.getOutputStream().write(ascii(request.substring(0, request.length() - 2)));
+                    client.getOutputStream().flush();
+                    // It took the last slot: the flood's oldest made room. Then the flood reopens, again and again.
+                    for (int round = 0; round < 2 * slots; round++) {
+                        Socket oldest = flood.remove(0);
+                        assertTrue(RawHttp.millisUntilClosed(oldest) < RawHttp.SOCKET_TIMEOUT_MILLIS,
+                                "round " + round + ": the flood's oldest connection was not the one evicted");
+                        oldest.close();
+                        flood.add(floodFrom("127.0.0.2", f.port));
+                    }
+                    client.getOutputStream().write(ascii("\r\n"));
+                    assertEquals(200, RawHttp.read(client.getInputStream()).status());
+                }
+            } finally {
+                for (Socket s : flood) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    /** @return a connection from {@code clientAddress} (any 127/8 address is this host's) */
+    private static Socket connectFrom(String clientAddress, int port) throws Exception {
+        Socket s = new Socket();
+        s.bind(new java.net.InetSocketAddress(clientAddress, 0));
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", port), RawHttp.SOCKET_TIMEOUT_MILLIS);
+        s.setSoTimeout(RawHttp.SOCKET_TIMEOUT_MILLIS);
+        return s;
+    }
+
+    /** @return a connection from {@code clientAddress} that has sent the start of a request and nothing more */
+    private static Socket floodFrom(String clientAddress, int port) throws Exception {
+        Socket s = connectFrom(clientAddress, port);
+        s.getOutputStream().write(ascii("GET /v1/hea"));
+        return s;
+    }
+
+    /**
      * SPEC section 3, short timeouts against slow clients: a signed client that pipelines requests with large
      * answers and never reads them. Each answer's write then blocks once the socket buffers are full; it had no
      * deadline, and an authenticated connection is never evicted, so three such connections held all three slots
