@@ -35,9 +35,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     hangs inside the sync holds the caller (and the agent's stop) for as long as it hangs, as the
  *     registry's forced writes of the same mutation would. A mutation whose begin line cannot be written
  *     is not done: the caller answers 503 {@code busy}. So no mutation ever happens unaudited.</li>
- * <li>{@link #note} and {@link #noteUnauthenticated}: for refusals, best effort. A full queue drops
- *     the event (counted in {@link #dropped()}); unauthenticated refusals are also limited to
- *     {@link #UNAUTHENTICATED_PER_SECOND} lines a second (the excess is counted and written as
+ * <li>{@link #note}, {@link #noteUnauthenticated} and {@link #noteSignedRefusal}: for refusals, best effort. A
+ *     full queue drops the event (counted in {@link #dropped()}); unauthenticated refusals are also limited to
+ *     {@link #UNAUTHENTICATED_PER_SECOND} lines a second, and those of correctly signed requests sent again or too
+ *     late to as many of their own (the excess is counted and written as
  *     {@code suppressedBefore} on the next such line), so that anyone on the network cannot fill the
  *     disk quickly through the log; below a reserve of free space ({@code Writer.RESERVE_BYTES}) they are
  *     counted and not written at all, which bounds a flood.</li>
@@ -64,10 +65,39 @@ public final class AuditLog implements AutoCloseable {
     private final Writer writer;
     private final FileChannel lock;
     private final Clock clock;
-    private final AtomicLong windowSecond = new AtomicLong(-1);
-    private final AtomicLong windowCount = new AtomicLong();
-    private final AtomicLong suppressed = new AtomicLong();
     private final AtomicLong suppressedTotal = new AtomicLong();
+    /** Requests whose signature did not check out: anyone on the network can send them. */
+    private final Budget unsigned = new Budget();
+    /**
+     * Correctly signed requests refused as replayed or stale: a budget of their own, so that a flood of unsigned
+     * requests cannot crowd out the lines of a captured request sent again (session 38's review).
+     */
+    private final Budget signed = new Budget();
+
+    /** {@link #UNAUTHENTICATED_PER_SECOND} lines a second of one kind of refusal; the excess is counted. */
+    private final class Budget {
+        private final AtomicLong windowSecond = new AtomicLong(-1);
+        private final AtomicLong windowCount = new AtomicLong();
+        private final AtomicLong suppressed = new AtomicLong();
+
+        void offer(AuditEvent event) {
+            Objects.requireNonNull(event, "event");
+            long second = clock.millis() / 1000;
+            long window = windowSecond.get();
+            if (window != second && windowSecond.compareAndSet(window, second)) {
+                windowCount.set(0);
+            }
+            if (windowCount.incrementAndGet() > UNAUTHENTICATED_PER_SECOND) {
+                suppressed.incrementAndGet();
+                suppressedTotal.incrementAndGet();
+                return;
+            }
+            long before = suppressed.getAndSet(0);
+            if (!writer.offer(event, before)) {
+                suppressed.addAndGet(before);
+            }
+        }
+    }
 
     private AuditLog(Writer writer, FileChannel lock, Clock clock) {
         this.writer = writer;
@@ -168,21 +198,17 @@ public final class AuditLog implements AutoCloseable {
      * @param event the event
      */
     public void noteUnauthenticated(AuditEvent event) {
-        Objects.requireNonNull(event, "event");
-        long second = clock.millis() / 1000;
-        long window = windowSecond.get();
-        if (window != second && windowSecond.compareAndSet(window, second)) {
-            windowCount.set(0);
-        }
-        if (windowCount.incrementAndGet() > UNAUTHENTICATED_PER_SECOND) {
-            suppressed.incrementAndGet();
-            suppressedTotal.incrementAndGet();
-            return;
-        }
-        long before = suppressed.getAndSet(0);
-        if (!writer.offer(event, before)) {
-            suppressed.addAndGet(before);
-        }
+        unsigned.offer(event);
+    }
+
+    /**
+     * Queues a refusal of a request whose signature checked out but which was sent again or too late, within
+     * {@link #UNAUTHENTICATED_PER_SECOND} of its own; never waits.
+     *
+     * @param event the event
+     */
+    public void noteSignedRefusal(AuditEvent event) {
+        signed.offer(event);
     }
 
     /** @return false after a write failed and until one succeeds again */
@@ -205,7 +231,7 @@ public final class AuditLog implements AutoCloseable {
         return writer.dropped();
     }
 
-    /** @return unauthenticated refusals not written because of the rate limit */
+    /** @return unauthenticated refusals (signed ones sent again or too late included) not written because of the rate limits */
     public long suppressed() {
         return suppressedTotal.get();
     }

@@ -667,6 +667,29 @@ class AuditLogTest {
         assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND, lines(files().getFirst()).size());
     }
 
+    /**
+     * A flood of unsigned requests uses up its own budget only: the refusal of a correctly signed request sent again
+     * (a captured one, the most telling line there is) is still written, with its peer, in the same second.
+     */
+    @Test
+    void aFloodOfUnsignedRefusalsDoesNotCrowdOutASignedOneSentAgain() throws Exception {
+        Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);
+        try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), fixed)) {
+            AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
+                    .status(401).peer("192.0.2.1:5000").build();
+            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
+                log.noteUnauthenticated(refused);
+            }
+            log.noteSignedRefusal(AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("replayed_request")
+                    .status(401).peer("198.51.100.7:4000").build());
+            assertEquals(30, log.suppressed());
+        }
+        List<String> all = lines(files().getFirst());
+        assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND + 1, all.size());
+        assertTrue(all.getLast().contains("replayed_request") && all.getLast().contains("198.51.100.7:4000"),
+                all.getLast());
+    }
+
     /** What the limit held back is written on the next refusal that is let through, so the count is never lost. */
     @Test
     void theRefusalsHeldBackAreCountedOnTheNextLine() throws Exception {

@@ -66,6 +66,28 @@ class AuditOverHttpTest {
         assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir.resolve("audit"), dir.resolve("audit.key")));
     }
 
+    /**
+     * Session 38's review: the 50 lines a second of refusals were shared by every unauthenticated one, so a flood of
+     * unsigned requests kept a captured request sent again, and its peer, out of the log. The log's clock stands
+     * still: every request falls in one second.
+     */
+    @Test
+    void aFloodOfUnsignedRequestsDoesNotHideASignedRequestSentAgain() throws Exception {
+        Clock still = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);
+        try (AuditLog audit = AuditLog.open(dir.resolve("audit"), 1 << 20, dir.resolve("audit.key"), still);
+                ServerFixture f = ServerFixture.start(dir, Accounting.of(audit, Metrics.create()))) {
+            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 10; i++) {
+                assertEquals(401, RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/health", List.of(), "")).status());
+            }
+            List<String> headers = f.signedHeaders("GET", "/v1/instances", "");
+            assertEquals(200, RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/instances", headers, "")).status());
+            RawHttp.Response again = RawHttp.exchange(f.port, RawHttp.request("GET", "/v1/instances", headers, ""));
+            assertEquals("replayed_request", again.code());
+        }
+        String log = log();
+        assertTrue(log.contains("\"route\":\"GET /v1/instances\",\"outcome\":\"replayed_request\""), log);
+    }
+
     @Test
     void aMutationWhoseBeginLineCannotBeWrittenIsRefusedBusyAndNotDone() throws Exception {
         Metrics metrics = Metrics.create();

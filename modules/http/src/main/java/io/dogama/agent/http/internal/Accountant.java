@@ -73,8 +73,11 @@ final class Accountant {
             authRefusals.inc(code.code());
         }
         if (audit != null) {
+            // Only the authenticator answers these two, and only once a request's signature checked out: someone
+            // holds the key or sent a captured request again, which a flood of unsigned requests must not hide.
+            boolean signed = code == ProblemCode.REPLAYED_REQUEST || code == ProblemCode.STALE_REQUEST;
             event(AuditEvent.builder(AuditEvent.Kind.REFUSED, route(route)).instanceId(id).outcome(code.code())
-                    .status(code.status()).peer(peer(peer)), audit::noteUnauthenticated);
+                    .status(code.status()).peer(peer(peer)), signed ? audit::noteSignedRefusal : audit::noteUnauthenticated);
         }
     }
 
