@@ -29,10 +29,12 @@ import java.util.Set;
  * any descriptor of that inode in the process drops it (fcntl(2): "the locks are released on close of any file
  * descriptor"; checked on this JDK). A lock file that is a hard link to a file the agent opens and closes, its key
  * or its registry, would stop excluding a second agent the first time that file is read, and nothing would say so.
- * So every entry of the folders the store reads is compared with the lock file (device and inode). A second name
- * anywhere else, such as a hard-link backup of the data directory ({@code cp -al}, rsnapshot), is never opened by the
- * agent and is fine. What could swap a name between the check and a later open can write these folders, which the
- * data directory check already requires to be the agent's alone.
+ * So every entry of the folders the store reads is compared with the lock file (device and inode), and with every
+ * other store's lock file found there (each name ends with {@link #SUFFIX}): the audit log, which opens and closes
+ * the files of its folder, searches the data directory too, and so refuses the registry's lock linked into its
+ * folder. A second name anywhere else, such as a hard-link backup of the data directory ({@code cp -al},
+ * rsnapshot), is never opened by the agent and is fine. What could swap a name between the check and a later open
+ * can write these folders, which the data directory check already requires to be the agent's alone.
  */
 public final class LockFiles {
     /** How every lock file's name ends: how one store's search finds the others' lock files. */

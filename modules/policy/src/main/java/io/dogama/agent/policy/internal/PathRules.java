@@ -342,10 +342,10 @@ public final class PathRules {
      * Every symbolic link the stated path passes through at or below an allowed root, any root and not only the
      * template's (a stated path may begin below another one), sits in a folder that {@link #safeAncestors} would
      * accept. The other instances' claims are worked out from their stated sources each time
-     * (Validator.otherSources), so a link a container could re-point (one in its own source folder, say) would
+     * (Validator's {@code Sources}), so a link a container could re-point (one in its own source folder, say) would
      * let a registered source move out from under its claim, and another plan then take the folder it mounts.
      * A folder root or the agent owns can still lie inside a bind source, where a container running as either
-     * writes: Validator's link rules refuse those. Links above the roots are the administrator's, as the
+     * writes: Validator's rules on what a source's path goes through ({@link #wayTo}) refuse those. Links above the roots are the administrator's, as the
      * folders there.
      *
      * @param source a stated source that resolved
