@@ -231,7 +231,7 @@ public final class AuditLog implements AutoCloseable {
         return writer.dropped();
     }
 
-    /** @return unauthenticated refusals (signed ones sent again or too late included) not written because of the rate limits */
+    /** @return refusals before authentication (signed ones sent again or too late included) held back by the limits */
     public long suppressed() {
         return suppressedTotal.get();
     }
