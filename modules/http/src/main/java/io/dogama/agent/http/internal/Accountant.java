@@ -77,7 +77,8 @@ final class Accountant {
             // holds the key or sent a captured request again, which a flood of unsigned requests must not hide.
             boolean signed = code == ProblemCode.REPLAYED_REQUEST || code == ProblemCode.STALE_REQUEST;
             event(AuditEvent.builder(AuditEvent.Kind.REFUSED, route(route)).instanceId(id).outcome(code.code())
-                    .status(code.status()).peer(peer(peer)), signed ? audit::noteSignedRefusal : audit::noteUnauthenticated);
+                    .status(code.status()).peer(peer(peer)),
+                    signed ? audit::noteSignedRefusal : audit::noteUnauthenticated);
         }
     }
 
