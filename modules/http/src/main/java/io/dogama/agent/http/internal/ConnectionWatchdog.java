@@ -120,13 +120,16 @@ final class ConnectionWatchdog implements AutoCloseable {
     }
 
     /**
-     * Closes the oldest connection of the client address that holds the most evictable ones: with the oldest of all,
-     * one address that reopens every connection it loses would, within as many accepts as it holds slots, make
-     * every other client's connection the oldest, and reset a signed request still on its way in (session 38's
-     * review). Clients behind one address share its fate.
+     * Closes one evictable connection: the oldest of the client address (an IPv6 client's /64) that holds the most
+     * evictable connections, if it holds at least a quarter of the slots; else the oldest of all. With the oldest of
+     * all alone, one address that reopens every connection it loses would, within as many accepts as it holds
+     * slots, make every other client's connection the oldest, and reset a signed request still on its way in
+     * (session 38's review). The quarter keeps an attacker spread over many addresses from turning the rule against
+     * a control plane with two requests in flight; ties go to the address whose oldest connection is oldest.
      */
     private void evictOldestUntrusted(SocketChannel accepted) {
-        Map<Object, Integer> evictableBy = new HashMap<>();
+        Map<Object, Client> clients = new HashMap<>();
+        Map.Entry<Key, Tracked> oldestOfAll = null;
         int open = 0;
         Iterator<Map.Entry<Key, Tracked>> it = connections.entrySet().iterator();
         while (it.hasNext()) {
@@ -138,37 +141,47 @@ final class ConnectionWatchdog implements AutoCloseable {
             }
             open++;
             if (evictable(t, accepted)) {
-                evictableBy.merge(clientAddress(e.getKey()), 1, Integer::sum);
+                clients.computeIfAbsent(clientOf(e.getKey()), c -> new Client()).add(e);
+                if (oldestOfAll == null || older(e, oldestOfAll)) {
+                    oldestOfAll = e;
+                }
             }
         }
-        if (open < maxConnections || evictableBy.isEmpty()) {
+        if (open < maxConnections || oldestOfAll == null) {
             return;
         }
-        Object busiest = null;
-        for (Map.Entry<Object, Integer> e : evictableBy.entrySet()) {
-            if (busiest == null || e.getValue() > evictableBy.get(busiest)) {
-                busiest = e.getKey();
+        Client busiest = null;
+        for (Client c : clients.values()) {
+            if (busiest == null || c.count > busiest.count || c.count == busiest.count && older(c.oldest, busiest.oldest)) {
+                busiest = c;
             }
         }
-        Map.Entry<Key, Tracked> oldest = null;
-        for (Map.Entry<Key, Tracked> e : connections.entrySet()) {
-            Tracked t = e.getValue();
-            if (evictable(t, accepted) && clientAddress(e.getKey()).equals(busiest)
-                    && (oldest == null || t.acceptedAt - oldest.getValue().acceptedAt < 0)) {
-                oldest = e;
-            }
-        }
-        if (oldest == null) {
-            return; // gone since the count
-        }
-        connections.remove(oldest.getKey());
+        Map.Entry<Key, Tracked> victim = busiest != null && busiest.count >= Math.max(2, maxConnections / 4)
+                ? busiest.oldest : oldestOfAll;
+        connections.remove(victim.getKey());
         try {
-            oldest.getValue().channel.close();
+            victim.getValue().channel.close();
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "http: evicting a connection failed");
         }
-        LOG.log(System.Logger.Level.DEBUG, "http: all connection slots taken; closed the oldest unauthenticated one "
-                + "of the client address holding the most");
+        LOG.log(System.Logger.Level.DEBUG, "http: all connection slots taken; closed an unauthenticated one");
+    }
+
+    /** One client's evictable connections: how many, and the oldest. */
+    private static final class Client {
+        int count;
+        Map.Entry<Key, Tracked> oldest;
+
+        void add(Map.Entry<Key, Tracked> e) {
+            count++;
+            if (oldest == null || older(e, oldest)) {
+                oldest = e;
+            }
+        }
+    }
+
+    private static boolean older(Map.Entry<Key, Tracked> a, Map.Entry<Key, Tracked> b) {
+        return a.getValue().acceptedAt - b.getValue().acceptedAt < 0;
     }
 
     /**
@@ -180,9 +193,16 @@ final class ConnectionWatchdog implements AutoCloseable {
         return t.channel.isOpen() && !t.trusted && t.deadline != NO_DEADLINE && t.channel != accepted;
     }
 
-    /** @return the client's host (its IP address without the port), or its whole address if not an IP one */
-    private static Object clientAddress(Key key) {
-        return key.remote() instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : key.remote();
+    /**
+     * @return the client: an IPv4 address, an IPv6 address's /64 (one host commonly holds a whole /64), or the
+     *     whole address if it is not an IP one
+     */
+    static Object clientOf(Key key) {
+        if (key.remote() instanceof InetSocketAddress a && a.getAddress() != null) {
+            byte[] ip = a.getAddress().getAddress();
+            return ip.length == 16 ? java.nio.ByteBuffer.wrap(ip, 0, 8).getLong() : a.getAddress();
+        }
+        return key.remote();
     }
 
     /** A request on this connection passed authentication: it keeps its slot. */

@@ -85,15 +85,65 @@ class ConnectionWatchdogTest {
                 "the flood keeps every slot but the client's and the one made free at each accept");
     }
 
+    /**
+     * A flood spread over many addresses, one connection each, while the control plane has two requests on their
+     * way in: the control plane's address holds the most, but a quarter of the slots is the least that marks a
+     * flood, so the oldest connection of all goes, as before the per-address rule (a first version of it evicted
+     * the control plane's at once).
+     */
+    @Test
+    void aFloodSpreadOverManyAddressesEvictsTheOldestOfAll() throws Exception {
+        ConnectionWatchdog sixteen = new ConnectionWatchdog(Duration.ofMinutes(10), 16);
+        try {
+            server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.ofLiteral("127.0.0.1"), 0));
+            List<SocketChannel> flood = new ArrayList<>();
+            int next = 2;
+            for (int i = 0; i < 13; i++) {
+                flood.add(acceptFrom("127.0.0." + next++, sixteen));
+            }
+            SocketChannel first = acceptFrom("127.0.0.1", sixteen);
+            SocketChannel second = acceptFrom("127.0.0.1", sixteen);
+            for (int round = 0; round < 5; round++) {
+                flood.add(acceptFrom("127.0.0." + next++, sixteen));
+                assertFalse(flood.get(round).isOpen(), "round " + round + ": the oldest connection of all stayed");
+                assertTrue(first.isOpen() && second.isOpen(), "round " + round + ": the control plane's was evicted");
+            }
+        } finally {
+            sixteen.close();
+        }
+    }
+
+    /** An IPv6 host commonly holds a whole /64: its addresses are one client; an IPv4 address is one on its own. */
+    @Test
+    void anIpv6ClientIsItsSlash64() throws Exception {
+        InetSocketAddress local = new InetSocketAddress(InetAddress.ofLiteral("::1"), 8480);
+        Object a = ConnectionWatchdog.clientOf(new ConnectionWatchdog.Key(local,
+                new InetSocketAddress(InetAddress.ofLiteral("2001:db8:1:2::10"), 5000)));
+        Object b = ConnectionWatchdog.clientOf(new ConnectionWatchdog.Key(local,
+                new InetSocketAddress(InetAddress.ofLiteral("2001:db8:1:2:ffff::7"), 5001)));
+        Object c = ConnectionWatchdog.clientOf(new ConnectionWatchdog.Key(local,
+                new InetSocketAddress(InetAddress.ofLiteral("2001:db8:1:3::10"), 5000)));
+        assertEquals(a, b);
+        assertNotEquals(a, c);
+        assertNotEquals(ConnectionWatchdog.clientOf(new ConnectionWatchdog.Key(local,
+                new InetSocketAddress(InetAddress.ofLiteral("192.0.2.1"), 1))),
+                ConnectionWatchdog.clientOf(new ConnectionWatchdog.Key(local,
+                        new InetSocketAddress(InetAddress.ofLiteral("192.0.2.2"), 1))));
+    }
+
     /** @return the server's side of a new connection from {@code clientAddress}, after the watchdog was told of it */
     private SocketChannel acceptFrom(String clientAddress) throws Exception {
+        return acceptFrom(clientAddress, watchdog);
+    }
+
+    private SocketChannel acceptFrom(String clientAddress, ConnectionWatchdog to) throws Exception {
         SocketChannel c = SocketChannel.open();
         opened.add(c);
         c.bind(new InetSocketAddress(InetAddress.ofLiteral(clientAddress), 0));
         c.connect(server.getLocalAddress());
         SocketChannel accepted = server.accept();
         opened.add(accepted);
-        watchdog.accepted(accepted);
+        to.accepted(accepted);
         return accepted;
     }
 
