@@ -132,7 +132,9 @@ final class TrustedPath {
      */
     static void requireSocket(String what, Path socket) throws StartupException {
         requireAncestors(what, socket);
-        requireOwnFolder(what, socket, "could take the socket's name while the engine is down");
+        // The engine makes its socket again in the folder the name leads to.
+        requireOwnFolder(what, socket, () -> MountTable.real(socket.toAbsolutePath()).getParent(),
+                "could take the socket's name while the engine is down");
     }
 
     /**
@@ -148,15 +150,24 @@ final class TrustedPath {
     static void requireReplacedFile(String what, Path file) throws StartupException {
         requireAncestors(what, file);
         if (Files.isDirectory(file.toAbsolutePath().getParent())) { // one made later is checked before each write
-            requireOwnFolder(what, file, "could make the name theirs before the agent's rename");
+            // The folder the rename happens in: the file's name may be a link planted there, leading elsewhere.
+            requireOwnFolder(what, file, () -> MountTable.real(file.toAbsolutePath().getParent()),
+                    "could make the name theirs before the agent's rename");
         }
     }
 
-    private static void requireOwnFolder(String what, Path path, String risk) throws StartupException {
+    /** The folder a path's entry is made in, real. */
+    @FunctionalInterface
+    private interface FolderOf {
+        Path get() throws IOException;
+    }
+
+    private static void requireOwnFolder(String what, Path path, FolderOf folderOf, String risk)
+            throws StartupException {
         Path folder;
         int mode;
         try {
-            folder = MountTable.real(path.toAbsolutePath()).getParent();
+            folder = folderOf.get();
             mode = (Integer) Files.getAttribute(folder, "unix:mode");
         } catch (IOException | RuntimeException e) {
             throw new StartupException(what + " " + path + ": its folder cannot be read", e);

@@ -76,6 +76,22 @@ class MetricsFileTest {
         assertEquals(List.of(), entries(folder));
     }
 
+    /**
+     * The name already a link to a file in a folder of the agent's own: the folder the rename happens in is the one
+     * checked, not the link's target's (a helper's review of the first version).
+     */
+    @Test
+    void aLinkPlantedAtTheNameDoesNotMoveTheCheckToItsTargetsFolder() throws IOException {
+        Path folder = Files.createDirectory(dir.resolve("shared"));
+        Path own = Files.createDirectory(dir.resolve("own"));
+        Path target = Files.writeString(own.resolve("theirs.prom"), "a 666\n");
+        Files.setAttribute(folder, "unix:mode", 01775);
+        Path file = Files.createSymbolicLink(folder.resolve("dogama.prom"), target);
+        IOException e = assertThrows(MetricsFile.UntrustedFolder.class, () -> MetricsFile.write(file, "a 1\n"));
+        assertTrue(e.getMessage().contains("writable by group or others (mode 1775)"), e.getMessage());
+        assertEquals("a 666\n", Files.readString(target));
+    }
+
     private static List<Path> entries(Path folder) throws IOException {
         try (Stream<Path> s = Files.list(folder)) {
             return s.sorted().toList();
