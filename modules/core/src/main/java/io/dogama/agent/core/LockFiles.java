@@ -13,8 +13,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -105,40 +106,51 @@ public final class LockFiles {
     }
 
     private static void requireSole(Path file, Path... folders) throws IOException {
-        Set<Path> searched = new LinkedHashSet<>();
-        searched.add(file.toAbsolutePath().getParent());
+        // Each folder once, by its identity: one folder reached by two spellings (a link on the way to one of them)
+        // would otherwise find a lock file's own name a second time, as another name of it.
+        Map<Object, Path> searched = new LinkedHashMap<>();
+        List<Path> asked = new ArrayList<>();
+        asked.add(file.toAbsolutePath().getParent());
         for (Path f : folders) {
-            searched.add(f.toAbsolutePath());
+            asked.add(f.toAbsolutePath());
+        }
+        for (Path folder : asked) {
+            Object key = folderKey(folder);
+            if (key != null) {
+                searched.putIfAbsent(key, folder);
+            }
         }
         // This lock file, and every other store's lock file in these folders: the registry's and the nonce journal's
         // locks are taken before the audit log opens its folder, and it is the audit log that opens and closes files
         // there, so its search covers their lock files too (a hard link from registry.lock into the audit folder
-        // would otherwise drop the registry's lock at the audit log's first read).
-        Set<Path> locks = new LinkedHashSet<>();
-        locks.add(file.toAbsolutePath().normalize());
-        for (Path folder : searched) {
-            for (Path e : entries(folder)) {
+        // would otherwise drop the registry's lock at the audit log's first read). A name is its folder's identity
+        // and its own name.
+        Map<Map.Entry<Object, Path>, Path> locks = new LinkedHashMap<>();
+        Object ownFolder = folderKey(file.toAbsolutePath().getParent());
+        locks.put(Map.entry(ownFolder, file.getFileName()), file);
+        for (Map.Entry<Object, Path> folder : searched.entrySet()) {
+            for (Path e : entries(folder.getValue())) {
                 if (e.getFileName().toString().endsWith(SUFFIX)) {
-                    locks.add(e.toAbsolutePath().normalize());
+                    locks.putIfAbsent(Map.entry(folder.getKey(), e.getFileName()), e);
                 }
             }
         }
-        for (Path lock : locks) {
+        for (Map.Entry<Map.Entry<Object, Path>, Path> lock : locks.entrySet()) {
             BasicFileAttributes la;
             try {
-                la = Files.readAttributes(lock, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                la = Files.readAttributes(lock.getValue(), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             } catch (NoSuchFileException gone) {
                 continue;
             }
-            if (!la.isRegularFile()
-                    || ((Number) Files.getAttribute(lock, "unix:nlink", LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
+            if (!la.isRegularFile() || ((Number) Files.getAttribute(lock.getValue(), "unix:nlink",
+                    LinkOption.NOFOLLOW_LINKS)).longValue() == 1) {
                 continue; // its only name: nothing to search
             }
             Object key = Objects.requireNonNull(la.fileKey(), "no file key on this platform");
-            for (Path folder : searched) {
-                for (Path e : entries(folder)) {
-                    if (e.toAbsolutePath().normalize().equals(lock)) {
-                        continue;
+            for (Map.Entry<Object, Path> folder : searched.entrySet()) {
+                for (Path e : entries(folder.getValue())) {
+                    if (lock.getKey().equals(Map.entry(folder.getKey(), e.getFileName()))) {
+                        continue; // the lock file itself
                     }
                     BasicFileAttributes a;
                     try {
@@ -147,10 +159,20 @@ public final class LockFiles {
                         continue;
                     }
                     if (key.equals(a.fileKey())) {
-                        throw new Shared(lock, e);
+                        throw new Shared(lock.getValue(), e);
                     }
                 }
             }
+        }
+    }
+
+    /** @return the folder's identity (device and inode), following links to it; null if it is not made yet */
+    private static Object folderKey(Path folder) throws IOException {
+        try {
+            return Objects.requireNonNull(Files.readAttributes(folder, BasicFileAttributes.class).fileKey(),
+                    "no file key on this platform");
+        } catch (NoSuchFileException absent) {
+            return null;
         }
     }
 

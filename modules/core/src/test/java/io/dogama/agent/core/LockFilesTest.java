@@ -95,6 +95,23 @@ class LockFilesTest {
     }
 
     /**
+     * One folder searched under two spellings (the audit folder given as the data directory through a link on the
+     * way), with a hard-link backup elsewhere: the lock file's own name, met again under the other spelling, is not
+     * another name of it (a helper's review of the wider search).
+     */
+    @Test
+    void oneFolderUnderTwoSpellingsIsSearchedOnce() throws Exception {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        Path alias = Files.createSymbolicLink(dir.resolve("alias"), dir);
+        Path backup = Files.createDirectory(dir.resolve("backup"));
+        LockFiles.acquire(data.resolve("registry.lock")).channel().close();
+        Files.createLink(backup.resolve("registry.lock"), data.resolve("registry.lock"));
+        try (FileChannel ch = LockFiles.acquire(data.resolve("registry.lock"), alias.resolve("data")).channel()) {
+            assertTrue(ch.isOpen());
+        }
+    }
+
+    /**
      * A second name outside the store's folders, as a hard-link backup of the data directory ({@code cp -al},
      * rsnapshot) makes one for every file, is never opened by the agent: the lock holds, and the start goes on.
      */

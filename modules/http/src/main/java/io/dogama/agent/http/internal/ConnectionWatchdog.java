@@ -152,7 +152,8 @@ final class ConnectionWatchdog implements AutoCloseable {
         }
         Client busiest = null;
         for (Client c : clients.values()) {
-            if (busiest == null || c.count > busiest.count || c.count == busiest.count && older(c.oldest, busiest.oldest)) {
+            if (busiest == null || c.count > busiest.count
+                    || c.count == busiest.count && older(c.oldest, busiest.oldest)) {
                 busiest = c;
             }
         }
