@@ -653,15 +653,20 @@ class AuditLogTest {
         assertInstanceOf(Verification.Intact.class, AuditLog.verify(dir(), key()));
     }
 
+    /** Sends 30 unauthenticated refusals more than the limit lets through in a second. */
+    private static void refuseUnauthenticatedPastTheLimit(AuditLog log) {
+        AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
+                .status(401).peer("192.0.2.1:5000").build();
+        for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
+            log.noteUnauthenticated(refused);
+        }
+    }
+
     @Test
     void unauthenticatedRefusalsAreRateLimited() throws Exception {
         Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);
         try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), fixed)) {
-            AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
-                    .status(401).peer("192.0.2.1:5000").build();
-            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
-                log.noteUnauthenticated(refused);
-            }
+            refuseUnauthenticatedPastTheLimit(log);
             assertEquals(30, log.suppressed());
         }
         assertEquals(AuditLog.UNAUTHENTICATED_PER_SECOND, lines(files().getFirst()).size());
@@ -675,11 +680,7 @@ class AuditLogTest {
     void aFloodOfUnsignedRefusalsDoesNotCrowdOutASignedOneSentAgain() throws Exception {
         Clock fixed = Clock.fixed(java.time.Instant.parse("2026-12-02T05:00:00Z"), java.time.ZoneOffset.UTC);
         try (AuditLog log = AuditLog.open(dir(), 1 << 20, key(), fixed)) {
-            AuditEvent refused = AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("unauthenticated")
-                    .status(401).peer("192.0.2.1:5000").build();
-            for (int i = 0; i < AuditLog.UNAUTHENTICATED_PER_SECOND + 30; i++) {
-                log.noteUnauthenticated(refused);
-            }
+            refuseUnauthenticatedPastTheLimit(log);
             log.noteSignedRefusal(AuditEvent.builder(AuditEvent.Kind.REFUSED, "-").outcome("replayed_request")
                     .status(401).peer("198.51.100.7:4000").build());
             assertEquals(30, log.suppressed());

@@ -238,9 +238,7 @@ class HostileClientsOverHttpTest {
 
     @Test
     void whenEverySlotIsTakenTheOldestUnauthenticatedConnectionMakesRoom() throws Exception {
-        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
-        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
-                ServerFixture.limits().withMaxConnections(3).withRequestTimeout(Duration.ofSeconds(30)));
+        try (ServerFixture f = slotted(3, 100, Duration.ofSeconds(30));
                 Socket trusted = RawHttp.connect(f.port)) {
             // A connection that authenticated keeps its slot.
             trusted.getOutputStream().write(ascii(keepAlive(f, "/v1/health")));
@@ -267,10 +265,8 @@ class HostileClientsOverHttpTest {
      */
     @Test
     void aFloodFromOneAddressEvictsOnlyItsOwnConnections() throws Exception {
-        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
         int slots = 4;
-        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
-                ServerFixture.limits().withMaxConnections(slots).withRequestTimeout(Duration.ofSeconds(30)))) {
+        try (ServerFixture f = slotted(slots, 100, Duration.ofSeconds(30))) {
             List<Socket> flood = new ArrayList<>();
             try {
                 for (int i = 0; i < slots - 1; i++) {
@@ -300,6 +296,13 @@ class HostileClientsOverHttpTest {
         }
     }
 
+    /** @return a server with {@code slots} connection slots, a memory of {@code nonces} and the given request timeout */
+    private ServerFixture slotted(int slots, int nonces, Duration timeout) throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        return ServerFixture.start(dir, clock, NonceStore.inMemory(nonces, clock), Signing.SECRET_LINE,
+                ServerFixture.limits().withMaxConnections(slots).withRequestTimeout(timeout));
+    }
+
     /** @return a connection from {@code clientAddress} (any 127/8 address is this host's) */
     private static Socket connectFrom(String clientAddress, int port) throws Exception {
         Socket s = new Socket();
@@ -324,10 +327,8 @@ class HostileClientsOverHttpTest {
      */
     @Test
     void aSignedClientThatNeverReadsItsAnswersHoldsItsSlotNoLongerThanTheTimeout() throws Exception {
-        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
         int slots = 3;
-        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(1000, clock), Signing.SECRET_LINE,
-                ServerFixture.limits().withMaxConnections(slots).withRequestTimeout(Duration.ofSeconds(1)))) {
+        try (ServerFixture f = slotted(slots, 1000, Duration.ofSeconds(1))) {
             // A listing of about a megabyte: a few of them fill any socket buffer.
             for (int i = 0; i < 5000; i++) {
                 f.ops.create(ascii("{\"instanceId\":\"mc-" + i + "\"}"));
