@@ -96,6 +96,16 @@ public interface DockerEngine extends AutoCloseable {
     EngineVersion version() throws DockerException;
 
     /**
+     * The engine's data root ({@code DockerRootDir} of {@code GET /info}): where it keeps every container's
+     * file system, volume and state, as a path of the engine's host.
+     *
+     * @return an absolute, normal path
+     * @throws DockerProtocolException if the engine names none, or one that is not absolute and normal
+     * @throws DockerException         on any other failure
+     */
+    Path dataRoot() throws DockerException;
+
+    /**
      * Inspects a local image.
      *
      * @param ref an image ID ({@code sha256:<64 hex>}) or a reference {@code [host[:port]/]path[:tag][@sha256:<hex>]}

@@ -127,6 +127,14 @@ class DockerEngineIntegrationTest {
         assertDoesNotThrow(engine::ping, "the real engine answers 200 OK to _ping");
     }
 
+    /** The real engine's data root: the folder holding every container's own folder. */
+    @Test
+    void theDataRootIsTheFolderOfTheEnginesContainers() throws DockerException {
+        java.nio.file.Path root = engine.dataRoot();
+        assertTrue(root.isAbsolute(), root.toString());
+        assertTrue(java.nio.file.Files.isDirectory(root.resolve("containers")), root + " holds no containers folder");
+    }
+
     @Test
     void inspectImageByTagAndIdAndMissing() throws DockerException {
         ImageInfo byTag = engine.inspectImage(TestDocker.DEMO_IMAGE).orElseGet(() -> fail("demo image missing"));

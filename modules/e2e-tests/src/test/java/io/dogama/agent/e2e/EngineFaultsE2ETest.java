@@ -11,12 +11,17 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 15, fault campaign: the engine goes away while the agent runs and comes back, and the engine
@@ -64,6 +69,37 @@ class EngineFaultsE2ETest {
             e2e.engineLink().up();
         }
         // The registry's lock, the nonce journal's and the audit log's are free again: a start works.
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
+    /**
+     * Every container's file system, volume and state lies below the engine's data root, in folders owned by root,
+     * which the walk to a bind source lets pass: a root holding it would let a plan mount another container's
+     * files. The configuration cannot say where it is, so the start asks the engine, and refuses (exit 78) a root
+     * that is the data root or holds it. (The socket reached through the link keeps the configuration's own rule,
+     * no root around the socket's folder, out of the way: the real socket lies in the data root's parent.)
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anAllowedRootHoldingTheEnginesDataRootIsRefused(boolean itsParent) throws Exception {
+        Path dataRoot = Path.of(e2e.engine().run("info", "--format", "{{.DockerRootDir}}").strip());
+        Path root = itsParent ? dataRoot.getParent() : dataRoot;
+        byte[] kept = Files.readAllBytes(e2e.config());
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        c.put("allowedRoots", Map.of("instances", root.toString()));
+        e2e.stopAgent();
+        try {
+            Files.writeString(e2e.config(), Json.write(c));
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
+            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("refusing to start: allowed root instances (" + root
+                    + ") holds the Docker engine's data root " + dataRoot + ", or lies inside it"),
+                    refused.getMessage());
+        } finally {
+            Files.write(e2e.config(), kept);
+        }
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals(200, e2e.wire().get("/v1/health").status());
     }

@@ -51,6 +51,8 @@ final class AgentProcess implements AutoCloseable {
     private final InetSocketAddress listenAddress;
     private final int port;
     private final AtomicBoolean stopClaimed = new AtomicBoolean();
+    /** The engine's data root, by its name in messages. */
+    static final String ENGINE_DATA_ROOT = "Docker engine's data root";
 
     private AgentProcess(AdminConfig config, Clock clock, Timings timings) throws StartupException {
         long t0 = System.nanoTime();
@@ -84,10 +86,18 @@ final class AgentProcess implements AutoCloseable {
         Thread opener = Thread.ofPlatform().name("dogama-registry-open").daemon(true).start(registryOpen);
         // The engine's connection likewise: round trips to an engine that shares the host's cores (session 29:
         // 15 to 40 ms off the start, docs/performance.md).
+        // Its data root is asked for there too: checked against the allowed roots below.
+        AtomicReference<Path> engineDataRoot = new AtomicReference<>();
         FutureTask<DockerEngine> engineConnect = new FutureTask<>(() -> {
             long t = System.nanoTime();
             DockerEngine d = DockerEngine.connect(config.dockerSocket(), DockerLimits.DEFAULTS,
                     Instruments.docker(metrics));
+            try {
+                engineDataRoot.set(d.dataRoot());
+            } catch (DockerException | RuntimeException e) {
+                d.close();
+                throw e;
+            }
             timings.took("docker", t);
             return d;
         });
@@ -115,6 +125,10 @@ final class AgentProcess implements AutoCloseable {
             opened.push(stopServer);
             t = timings.took("http", t);
             DockerEngine docker = remember(await(engineConnect, connector));
+            // Every container's file system, volume and state lies below the engine's data root, all owned by
+            // root, so the walk to a bind source would pass them: a root holding it would let a plan mount
+            // another container's files. The configuration cannot say where it is; the engine does.
+            TrustedPath.requireOutsideRoots(config, Map.of(ENGINE_DATA_ROOT, engineDataRoot.get()));
             Registry registry = remember(await(registryOpen, opener));
             // Stopped before the registry is closed: the requests in flight at a stop signal end with it open.
             opened.remove(stopServer);
@@ -138,7 +152,7 @@ final class AgentProcess implements AutoCloseable {
             adoptAfterFailure(registryOpen, opener);
             close();
             throw new StartupException(e.getMessage(), e);
-        } catch (RuntimeException | Error e) {
+        } catch (StartupException | RuntimeException | Error e) {
             adoptAfterFailure(engineConnect, connector);
             adoptAfterFailure(registryOpen, opener);
             close();

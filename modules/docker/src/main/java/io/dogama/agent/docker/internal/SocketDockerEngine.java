@@ -18,6 +18,7 @@ import io.dogama.agent.docker.EngineVersion;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -107,6 +108,23 @@ final class SocketDockerEngine implements DockerEngine {
     public EngineVersion version() throws DockerException {
         Tree t = Tree.parse(expect("version", call(Request.get(v().path("version"))), 200).body());
         return new EngineVersion(t.str("Version", ""), t.str("ApiVersion"), api.toString());
+    }
+
+    @Override
+    public Path dataRoot() throws DockerException {
+        String root = Tree.parse(expect("info", call(Request.get(v().path("info"))), 200).body())
+                .str("DockerRootDir");
+        // The engine's text never reaches a message; a path that is not plain would defeat the comparisons made
+        // with it (a relative one, or one with "..", names no fixed folder).
+        try {
+            Path p = Path.of(root);
+            if (p.isAbsolute() && p.equals(p.normalize()) && p.toString().equals(root)) {
+                return p;
+            }
+        } catch (java.nio.file.InvalidPathException e) {
+            // fall through: refused as below
+        }
+        throw new DockerProtocolException("info: the engine's data root is not an absolute, normal path");
     }
 
     @Override

@@ -21,7 +21,7 @@ import org.newsclub.net.unix.AFUNIXServerSocket;
 import org.newsclub.net.unix.AFUNIXSocket;
 
 /**
- * A scripted engine on a Unix socket in the test: it answers {@code /version} and {@code /_ping}
+ * A scripted engine on a Unix socket in the test: it answers {@code /version}, {@code /info} and {@code /_ping}
  * correctly and hands every other request to the test's handler, which may answer badly on
  * purpose. It counts connections and notices when the client closes one.
  */
@@ -68,6 +68,7 @@ final class FakeEngine implements AutoCloseable {
     final AtomicInteger ended = new AtomicInteger();
     private final Thread acceptor;
     private volatile String pingBody = "OK";
+    private volatile String infoJson = "{\"DockerRootDir\":\"/var/lib/docker\"}";
 
     FakeEngine(Path socket, Handler handler) throws IOException {
         this.server = AFUNIXServerSocket.bindOn(socket, true);
@@ -77,6 +78,11 @@ final class FakeEngine implements AutoCloseable {
 
     void versionJson(String json) {
         versionJson = json;
+    }
+
+    /** What {@code /info} answers from now on. */
+    void infoJson(String json) {
+        infoJson = json;
     }
 
     /** What {@code /_ping} answers from now on (two bytes, as the engine's "OK"). */
@@ -116,6 +122,8 @@ final class FakeEngine implements AutoCloseable {
                 After after;
                 if (r.target().equals("/version") || r.target().endsWith("/version")) {
                     after = json(out, 200, versionJson);
+                } else if (r.target().endsWith("/info")) {
+                    after = json(out, 200, infoJson);
                 } else if (r.target().endsWith("/_ping")) {
                     out.write(("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nApi-Version: 1.41\r\n\r\n" + pingBody)
                             .getBytes(StandardCharsets.US_ASCII));

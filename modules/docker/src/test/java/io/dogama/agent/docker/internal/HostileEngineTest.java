@@ -366,6 +366,23 @@ class HostileEngineTest {
         engine.ping();
     }
 
+    /**
+     * The data root is compared with the allowed roots as a path: one that is relative, not normal, or no path
+     * at all names no fixed folder, and is refused as a protocol error that carries none of its text.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"{}", "{\"DockerRootDir\":7}", "{\"DockerRootDir\":\"\"}",
+            "{\"DockerRootDir\":\"MARKER/docker\"}", "{\"DockerRootDir\":\"/var/MARKER/../lib/docker\"}",
+            "{\"DockerRootDir\":\"/var/lib/MARKER/\"}", "{\"DockerRootDir\":\"/var//MARKER\"}",
+            "{\"DockerRootDir\":\"/var/./MARKER\"}", "{\"DockerRootDir\":\"/var/MARKER\\u0000x\"}"})
+    void aDataRootThatIsNoAbsoluteNormalPathIsAProtocolError(String info) throws DockerException {
+        assertEquals(Path.of("/var/lib/docker"), engine.dataRoot());
+        fake.infoJson(info.replace("MARKER", MARKER));
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.dataRoot()));
+        fake.infoJson("{\"DockerRootDir\":\"/srv/" + MARKER + "\"}");
+        assertEquals(Path.of("/srv/" + MARKER), engine.dataRoot());
+    }
+
     /** No exception in the chain carries engine text. */
     static void assertClean(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) {

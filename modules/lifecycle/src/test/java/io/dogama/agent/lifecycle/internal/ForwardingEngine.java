@@ -33,6 +33,11 @@ abstract class ForwardingEngine implements DockerEngine {
     }
 
     @Override
+    public java.nio.file.Path dataRoot() throws DockerException {
+        return real.dataRoot();
+    }
+
+    @Override
     public Optional<ImageInfo> inspectImage(String ref) throws DockerException {
         return real.inspectImage(ref);
     }
