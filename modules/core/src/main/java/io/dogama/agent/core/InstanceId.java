@@ -27,7 +27,18 @@ public record InstanceId(String value) {
      * @return the name the prior container carries during a replace, {@code dogama-<id>-r<revision>}
      */
     public String priorContainerName(long revision) {
-        return containerName() + "-r" + revision;
+        return "dogama-" + priorNamesake(revision);
+    }
+
+    /**
+     * SPEC 5 gives a replace's prior container the name of another instance's container: this one's.
+     *
+     * @param revision the revision the container had before a replace
+     * @return {@code <id>-r<revision>}, the ID whose container is named {@link #priorContainerName(long)}; not
+     *         always a valid instance ID (it may be too long, and then no instance has that name)
+     */
+    public String priorNamesake(long revision) {
+        return value + "-r" + revision;
     }
 
     @Override

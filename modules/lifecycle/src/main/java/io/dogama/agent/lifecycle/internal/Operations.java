@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Ids;
+import io.dogama.agent.core.InstanceId;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
@@ -115,6 +116,21 @@ final class Operations implements AgentOperations {
         }
     }
 
+    /**
+     * As {@link #exclusive(String, String, Body)}, holding the guard of a second instance too: the one whose
+     * container bears the name the operation gives a container of its own.
+     */
+    private <T> Outcome<T> exclusive(String what, String id, String namesake, Body<T> body) {
+        if (!inFlight.add(namesake)) {
+            return Outcome.failed(ProblemCode.INSTANCE_BUSY);
+        }
+        try {
+            return exclusive(what, id, body);
+        } finally {
+            inFlight.remove(namesake);
+        }
+    }
+
     private static <T> Outcome<T> read(String what, Body<T> body) {
         try {
             return Outcome.ok(body.run());
@@ -160,8 +176,12 @@ final class Operations implements AgentOperations {
         if (!Ids.isId(instanceId)) {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
-        return exclusive("replace", instanceId, () -> replaces.replace(Tracked.load(registry, instanceId),
-                req.plan(), req.expectedRevision()));
+        // The prior container is renamed to the name of instance <id>-r<rev>'s container; Replaces refuses the
+        // replace when that container exists, and this guard keeps a create of that instance from making it
+        // between the check and the rename (the rename failed after the stop: the instance was stopped and started
+        // again, and the answer was 500). A revision other than the expected one is refused before any rename.
+        return exclusive("replace", instanceId, new InstanceId(instanceId).priorNamesake(req.expectedRevision()),
+                () -> replaces.replace(Tracked.load(registry, instanceId), req.plan(), req.expectedRevision()));
     }
 
     @Override

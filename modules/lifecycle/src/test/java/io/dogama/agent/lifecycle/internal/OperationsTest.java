@@ -202,6 +202,78 @@ class OperationsTest {
         assertEquals(0, h.requireRecord(id).revision());
     }
 
+    /**
+     * The same names, raced: the create of instance X-r<rev> in flight while X is replaced, and the other way round.
+     * Each is refused {@code instance_busy} at once; before, a create made dogama-X-r0 between the replace's check and
+     * its rename, and X was stopped, started again and answered 500 (found by a helper's review).
+     */
+    @Test
+    void aReplaceAndACreateOfThePriorsNamesakeDoNotOverlap() throws Exception {
+        String id = h.newId();
+        String neighbour = id + "-r0";
+        Path src = h.source("data");
+        int port = Harness.port();
+        int otherPort = port == Harness.PORT_MAX ? port - 1 : port + 1;
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        Harness.Seen before = own(id);
+        String neighbourPlan = h.plan(neighbour, h.source("other"), otherPort, "n");
+
+        // The neighbour's create holds before its container is made: the replace is refused before anything stops.
+        Held create = hold(Step.CREATE_CONTAINER, () -> h.ops.create(bytes(neighbourPlan)));
+        failedWith(ProblemCode.INSTANCE_BUSY, h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        assertEquals(before.startedAt(), own(id).startedAt(), "the instance's container was stopped and started again");
+        ok(create.release());
+        ok(h.ops.delete(neighbour));
+
+        // The replace holds before it stops the old container: the neighbour's create is refused.
+        Held replace = hold(Step.REPLACE_STOP_OLD,
+                () -> h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        failedWith(ProblemCode.INSTANCE_BUSY, h.ops.create(bytes(neighbourPlan)));
+        assertEquals(1, ((InstanceView) ok(replace.release())).summary().revision());
+        ok(h.ops.create(bytes(neighbourPlan)));
+        h.assertEnd(id, Harness.End.SETTLED, java.util.Set.of(own(neighbour).id()));
+        h.assertEnd(neighbour, Harness.End.SETTLED);
+    }
+
+    /** An operation held at a step on a thread of its own until {@link #release()}. */
+    private record Held(java.util.concurrent.ExecutorService pool, java.util.concurrent.CountDownLatch go,
+            java.util.concurrent.Future<? extends Outcome<?>> outcome) {
+        Outcome<?> release() throws Exception {
+            go.countDown();
+            try {
+                return outcome.get(120, java.util.concurrent.TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+                assertTrue(pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    private Held hold(Step step, java.util.concurrent.Callable<? extends Outcome<?>> operation) throws Exception {
+        java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        h.faults.current = new Harness.Script().on(step, s -> {
+            reached.countDown();
+            try {
+                if (!go.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                    Harness.FAIL.run(s);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                Harness.FAIL.run(s);
+            }
+        });
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        Held held = new Held(pool, go, pool.submit(operation));
+        if (!reached.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            held.release();
+            throw new AssertionError("the operation never reached " + step);
+        }
+        h.faults.current = Faults.NONE;
+        return held;
+    }
+
     private Harness.Seen own(String id) {
         return h.containersOf(id).stream().filter(c -> c.instance().equals(id)).findFirst().orElseThrow();
     }
