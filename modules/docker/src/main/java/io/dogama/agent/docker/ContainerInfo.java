@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param id         container ID (64 hex digits)
  * @param name       name without the leading slash
  * @param image      the image ID it was created from, {@code sha256:<hex>}
- * @param labels     labels
+ * @param labels     labels: the five technical ones of SPEC 5 only, whichever are set (an image's author chooses every
+ *                   other, as many as the engine takes, and none is read)
  * @param state      run state
  * @param hostConfig the checked host configuration
  */

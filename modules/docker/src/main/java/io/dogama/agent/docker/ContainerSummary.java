@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * @param id     container ID
  * @param names  names without the leading slash
- * @param labels labels
+ * @param labels labels: the five technical ones of SPEC 5 only, whichever are set (an image's author chooses every
+ *                   other, as many as the engine takes, and none is read)
  * @param state  the engine's state word, e.g. {@code running}, {@code exited}
  */
 public record ContainerSummary(String id, List<String> names, Map<String, String> labels, String state) {

@@ -13,6 +13,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -170,6 +171,36 @@ class EngineFaultsE2ETest {
         assertEquals("STOPPED", e2e.wire().get(slow.path()).json().get("state"));
         assertEquals(204, e2e.wire().delete(slow.path()).status());
         assertEquals(204, e2e.wire().delete(other.path()).status());
+    }
+
+    /**
+     * An image's author chooses its labels, as many as the engine takes (it took 260,000 in 3.5 MB), and the engine
+     * copies them into every container made from it: each inspect of such a container is megabytes, under the
+     * engine client's 4 MiB limit. Parsed whole, each such answer took about 60 MB of the agent's 96 MiB heap, and
+     * a few inspects at once ended it (exit 3, OutOfMemoryError; a helper's review). Read as it arrives, only the
+     * agent's own labels are kept: six inspects at once all answer.
+     */
+    @Test
+    void inspectsFullOfAnImagesLabelsLeaveTheAgentAnswering() throws Exception {
+        Plans.Plan p = e2e.running("labels");
+        String container = e2e.engine().containersOf(p.id()).getFirst();
+        e2e.engineLink().padLabels("/containers/" + container + "/json", 200_000);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        try {
+            List<java.util.concurrent.Future<Wire.Response>> reads = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                reads.add(pool.submit(() -> e2e.wire().get(p.path())));
+            }
+            for (java.util.concurrent.Future<Wire.Response> read : reads) {
+                Wire.Response r = read.get(120, TimeUnit.SECONDS);
+                assertEquals(200, r.status(), r.toString());
+                assertEquals("running", ((Map<?, ?>) r.json().get("container")).get("status"), r.toString());
+            }
+        } finally {
+            e2e.engineLink().noPadding();
+            pool.shutdownNow();
+        }
+        assertEquals(204, e2e.wire().delete(p.path()).status());
     }
 
     /**

@@ -64,6 +64,33 @@ final class EngineLink implements AutoCloseable {
         return h;
     }
 
+    /**
+     * From now on, every answer to a request naming {@code fragment} in its line reaches the agent with {@code count}
+     * labels more in its first {@code "Labels"} object: an inspect as large as an image's author can make the
+     * engine's (the engine takes hundreds of thousands of labels on an image, and copies them into every container
+     * made from it).
+     *
+     * @param fragment a part of a request line, e.g. {@code "/containers/<id>/json"}
+     * @param count    labels to add, each about 20 bytes
+     */
+    void padLabels(String fragment, int count) {
+        StringBuilder b = new StringBuilder("\"Labels\":{");
+        for (int i = 0; i < count; i++) {
+            b.append("\"pad.").append(i).append("\":\"x").append(i % 10).append("\",");
+        }
+        pad = new Pad(fragment, b.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+    }
+
+    /** Ends {@link #padLabels}: later answers pass as the engine sent them. */
+    void noPadding() {
+        pad = null;
+    }
+
+    private record Pad(String fragment, byte[] labels) {
+    }
+
+    private volatile Pad pad;
+
     EngineLink(Path path, Path engine) {
         this.path = path;
         this.engine = engine;
@@ -124,8 +151,9 @@ final class EngineLink implements AutoCloseable {
             live.add(agent);
             live.add(docker);
             java.util.concurrent.atomic.AtomicReference<Hold> pending = new java.util.concurrent.atomic.AtomicReference<>();
-            Thread.ofVirtual().start(() -> pump(agent, docker, pending, true));
-            Thread.ofVirtual().start(() -> pump(docker, agent, pending, false));
+            java.util.concurrent.atomic.AtomicReference<Pad> padding = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread.ofVirtual().start(() -> pump(agent, docker, pending, padding, true));
+            Thread.ofVirtual().start(() -> pump(docker, agent, pending, padding, false));
         }
     }
 
@@ -135,15 +163,37 @@ final class EngineLink implements AutoCloseable {
      * request at a time on a connection).
      */
     private void pump(SocketChannel from, SocketChannel to, java.util.concurrent.atomic.AtomicReference<Hold> pending,
-            boolean requests) {
+            java.util.concurrent.atomic.AtomicReference<Pad> padding, boolean requests) {
         ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+        java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
         try {
             while (from.read(buf) >= 0) {
                 buf.flip();
                 Hold h = hold;
-                if (requests && h != null && new String(buf.array(), 0, buf.limit(),
-                        java.nio.charset.StandardCharsets.ISO_8859_1).contains(h.fragment)) {
+                Pad p = pad;
+                String seen = requests ? new String(buf.array(), 0, buf.limit(),
+                        java.nio.charset.StandardCharsets.ISO_8859_1) : "";
+                if (requests && h != null && seen.contains(h.fragment)) {
                     pending.set(h);
+                }
+                if (requests && p != null && seen.contains(p.fragment())) {
+                    padding.set(p);
+                }
+                Pad padThis = requests ? null : padding.get();
+                if (padThis != null) {
+                    // The whole answer first (the agent sends one request at a time on a connection), then padded.
+                    answer.write(buf.array(), 0, buf.limit());
+                    buf.clear();
+                    byte[] padded = Padding.of(answer.toByteArray(), padThis.labels());
+                    if (padded != null) {
+                        padding.set(null);
+                        answer.reset();
+                        ByteBuffer out = ByteBuffer.wrap(padded);
+                        while (out.hasRemaining()) {
+                            to.write(out);
+                        }
+                    }
+                    continue;
                 }
                 Hold waiting = requests ? null : pending.getAndSet(null);
                 if (waiting != null) {
@@ -174,6 +224,60 @@ final class EngineLink implements AutoCloseable {
                 live.remove(from);
                 live.remove(to);
             }
+        }
+    }
+
+    /** An HTTP answer with labels added to its first {@code "Labels"} object, once it has all arrived. */
+    private static final class Padding {
+        private Padding() {
+        }
+
+        /** @return the padded answer, framed by its length; null while {@code raw} is not a whole answer yet */
+        static byte[] of(byte[] raw, byte[] labels) {
+            String text = new String(raw, java.nio.charset.StandardCharsets.ISO_8859_1);
+            int end = text.indexOf("\r\n\r\n");
+            if (end < 0) {
+                return null;
+            }
+            String head = text.substring(0, end);
+            String rest = text.substring(end + 4);
+            String body;
+            if (head.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+                StringBuilder b = new StringBuilder();
+                int at = 0;
+                while (true) {
+                    int line = rest.indexOf("\r\n", at);
+                    if (line < 0) {
+                        return null;
+                    }
+                    int size = Integer.parseInt(rest.substring(at, line).trim(), 16);
+                    if (size == 0) {
+                        if (rest.indexOf("\r\n", line + 2) < 0) {
+                            return null;
+                        }
+                        break;
+                    }
+                    if (rest.length() < line + 2 + size + 2) {
+                        return null;
+                    }
+                    b.append(rest, line + 2, line + 2 + size);
+                    at = line + 2 + size + 2;
+                }
+                body = b.toString();
+            } else {
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *([0-9]+)").matcher(head);
+                int length = m.find() ? Integer.parseInt(m.group(1)) : 0;
+                if (rest.length() < length) {
+                    return null;
+                }
+                body = rest.substring(0, length);
+            }
+            String statusLine = head.substring(0, head.indexOf("\r\n"));
+            String padded = body.replaceFirst("\"Labels\":\\{", java.util.regex.Matcher.quoteReplacement(
+                    new String(labels, java.nio.charset.StandardCharsets.ISO_8859_1)));
+            // The last added label's comma: the first "Labels" of an inspect made by the agent is never empty.
+            return (statusLine + "\r\nContent-Type: application/json\r\nContent-Length: " + padded.length()
+                    + "\r\n\r\n" + padded).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
         }
     }
 

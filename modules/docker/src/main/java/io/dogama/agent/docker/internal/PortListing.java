@@ -1,15 +1,12 @@
 package io.dogama.agent.docker.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Protocol;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerProtocolException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.util.LinkedHashSet;
 import java.util.Optional;
@@ -21,7 +18,7 @@ import java.util.Set;
  * mounts and networks: about 2 KiB each, so a host with a few thousand running containers answers more than any
  * buffered body may be ({@link io.dogama.agent.docker.DockerLimits#maxBodyBytes()}), and every create would fail.
  * Streamed, only the published ports are kept; the listing as a whole is bounded by
- * {@link io.dogama.agent.docker.DockerLimits#maxListingBytes()}, each value the parser builds by {@link #CONSTRAINTS}
+ * {@link io.dogama.agent.docker.DockerLimits#maxListingBytes()}, each value the parser builds by {@link Tree#CONSTRAINTS}
  * (a value it skips is never built), and what is kept by {@link #MAX_BINDINGS} and {@link #MAX_IP_CHARS}. Field
  * names are not kept either: jackson's table of names would otherwise hold every distinct name of the listing, and
  * carry them into the next one.
@@ -34,12 +31,6 @@ import java.util.Set;
 final class PortListing {
     private static final System.Logger LOG = System.getLogger(PortListing.class.getName());
 
-    /** Per value: no string in a listing is longer than a label value, no object deeper than a few levels. */
-    static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
-            .maxStringLength(1024 * 1024).maxNestingDepth(64).maxNumberLength(32).maxNameLength(64 * 1024).build();
-    static final JsonFactory FACTORY = JsonFactory.builder().streamReadConstraints(CONSTRAINTS)
-            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
-            .build();
     /** Most distinct host bindings a listing may hold: a port number for each protocol, twice over. */
     static final int MAX_BINDINGS = 4 * 65_535;
     /** Longest host address in a binding: the longest textual IPv6 address. */
@@ -61,9 +52,9 @@ final class PortListing {
         if (body.declaredLength() > maxBytes) {
             throw new DockerProtocolException("the container listing exceeds its limit");
         }
-        Bounded in = new Bounded(body, maxBytes);
+        BoundedBody in = new BoundedBody(body, maxBytes, "the container listing exceeds its limit");
         Set<HostPort> out = new LinkedHashSet<>();
-        try (JsonParser p = FACTORY.createParser(in)) {
+        try (JsonParser p = Tree.FACTORY.createParser(in)) {
             expect(p.nextToken(), JsonToken.START_ARRAY, "the engine did not answer with a JSON array");
             JsonToken t;
             while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
@@ -73,7 +64,7 @@ final class PortListing {
             if (p.nextToken() != null) {
                 throw new DockerProtocolException("the engine answered with malformed JSON");
             }
-        } catch (Bounded.Failed e) {
+        } catch (BoundedBody.Failed e) {
             throw e.cause;
         } catch (IOException | RuntimeException e) {
             // A RuntimeException too: the parser's own failures on hostile input must stay a protocol error.
@@ -183,52 +174,6 @@ final class PortListing {
     private static void expect(JsonToken got, JsonToken want, String message) throws DockerProtocolException {
         if (got != want) {
             throw new DockerProtocolException(message);
-        }
-    }
-
-    /** The body as a stream for the parser, at most {@code max} bytes, its failures kept as they are. */
-    private static final class Bounded extends InputStream {
-        /** Carries a failure of the body, or the limit, through the parser. */
-        static final class Failed extends IOException {
-            private static final long serialVersionUID = 1L;
-            final transient DockerException cause;
-
-            Failed(DockerException cause) {
-                super(cause.getMessage());
-                this.cause = cause;
-            }
-        }
-
-        private final BodyReader body;
-        private final long max;
-        private long total;
-
-        Bounded(BodyReader body, long max) {
-            this.body = body;
-            this.max = max;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] dst, int off, int len) throws IOException {
-            int n;
-            try {
-                n = body.read(dst, off, len);
-            } catch (DockerException e) {
-                throw new Failed(e);
-            }
-            if (n > 0) {
-                total += n;
-                if (total > max) {
-                    throw new Failed(new DockerProtocolException("the container listing exceeds its limit"));
-                }
-            }
-            return n;
         }
     }
 }

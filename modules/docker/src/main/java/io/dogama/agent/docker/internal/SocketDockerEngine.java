@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
@@ -64,6 +65,51 @@ final class SocketDockerEngine implements DockerEngine {
 
     private HttpTransport.Response call(Request req) throws DockerException {
         return http.exchange(req, Deadline.in(limits.requestTimeout()), limits.readTimeout());
+    }
+
+    /** Reads what is kept of an answer's body. */
+    @FunctionalInterface
+    private interface Keep<T> {
+        T read(BodyReader body) throws DockerException;
+    }
+
+    /** An answer's status, and what was kept of its body (null for any status but the one expected). */
+    private record Answer<T>(int status, T kept) {
+    }
+
+    /**
+     * A call whose answer is read as it arrives by {@code keep}, never buffered whole ({@link Shape} says why).
+     *
+     * @param absent whether a 404 is the answer "none" (empty) rather than a failure
+     * @return what {@code keep} made of the answer to status {@code ok}; empty for a 404 when {@code absent}
+     */
+    private <T> Optional<T> streamed(String op, Request req, int ok, boolean absent, Keep<T> keep)
+            throws DockerException {
+        Answer<T> a = http.exchange(req, Deadline.in(limits.requestTimeout()), limits.readTimeout(), (status, body) -> {
+            if (status == ok) {
+                return new Answer<>(status, keep.read(body));
+            }
+            // Read to its end, and the failure thrown only after the exchange: the transport uses a connection
+            // again only after an answer handled without one.
+            body.discard(limits.maxBodyBytes());
+            return new Answer<T>(status, null);
+        });
+        if (a.kept() != null) {
+            return Optional.of(a.kept());
+        }
+        if (absent && a.status() == 404) {
+            return Optional.empty();
+        }
+        throw failure(op, a.status());
+    }
+
+    /** {@link #streamed} of a JSON object, keeping only {@code shape}. */
+    private Optional<Tree> json(String op, Request req, Shape shape, boolean absent, int ok) throws DockerException {
+        return streamed(op, req, ok, absent, body -> Tree.read(body, limits.maxBodyBytes(), shape));
+    }
+
+    private Tree json(String op, Request req, Shape shape, int ok) throws DockerException {
+        return json(op, req, shape, false, ok).orElseThrow();
     }
 
     /** Maps a status this operation does not expect to a typed failure, logging only what it was. */
@@ -112,8 +158,8 @@ final class SocketDockerEngine implements DockerEngine {
 
     @Override
     public Path dataRoot() throws DockerException {
-        String root = Tree.parse(expect("info", call(Request.get(v().path("info"))), 200).body())
-                .str("DockerRootDir");
+        String root = json("info", Request.get(v().path("info")),
+                Shape.fields(Map.of("DockerRootDir", Shape.WHOLE)), 200).str("DockerRootDir");
         // The engine's text never reaches a message; a path that is not plain would defeat the comparisons made
         // with it (a relative one, or one with "..", names no fixed folder).
         try {
@@ -129,11 +175,9 @@ final class SocketDockerEngine implements DockerEngine {
 
     @Override
     public Optional<ImageInfo> inspectImage(String ref) throws DockerException {
-        HttpTransport.Response r = call(Request.get(v().path("images").image(ref).path("json")));
-        if (r.status() == 404) {
-            return Optional.empty();
-        }
-        return Optional.of(Views.image(Tree.parse(expect("inspect image", r, 200).body())));
+        Optional<Tree> t = json("inspect image", Request.get(v().path("images").image(ref).path("json")), Views.IMAGE,
+                true, 200);
+        return t.isEmpty() ? Optional.empty() : Optional.of(Views.image(t.get()));
     }
 
     @Override
@@ -172,8 +216,8 @@ final class SocketDockerEngine implements DockerEngine {
         }
         extra.removeFirst();
         Target t = v().path("containers", "create").query("name", Refs.container(spec.name()));
-        HttpTransport.Response r = expect("create container", call(Request.post(t, body)), 201);
-        String id = Tree.parse(r.body()).str("Id");
+        String id = json("create container", Request.post(t, body), Shape.fields(Map.of("Id", Shape.WHOLE)), 201)
+                .str("Id");
         if (!Refs.ENGINE_ID.matcher(id).matches()) {
             // Removed below if a network fails, and by the caller if the create is undone: never a name.
             throw new DockerProtocolException("create container: malformed container ID");
@@ -203,11 +247,9 @@ final class SocketDockerEngine implements DockerEngine {
 
     @Override
     public Optional<ContainerInfo> inspectContainer(String idOrName) throws DockerException {
-        HttpTransport.Response r = call(Request.get(v().path("containers").container(idOrName).path("json")));
-        if (r.status() == 404) {
-            return Optional.empty();
-        }
-        return Optional.of(Views.container(Tree.parse(expect("inspect container", r, 200).body())));
+        Optional<Tree> t = json("inspect container", Request.get(v().path("containers").container(idOrName).path("json")),
+                Views.CONTAINER, true, 200);
+        return t.isEmpty() ? Optional.empty() : Optional.of(Views.container(t.get()));
     }
 
     @Override
@@ -288,15 +330,21 @@ final class SocketDockerEngine implements DockerEngine {
     @Override
     public ContainerStats stats(String id) throws DockerException {
         Target t = v().path("containers").container(id).path("stats").query("stream", false).query("one-shot", true);
-        return stats.compute(id, Tree.parse(expect("stats", call(Request.get(t)), 200).body()));
+        // Kept whole: the engine's own numbers, within what one answer may keep.
+        return stats.compute(id, json("stats", Request.get(t), Shape.WHOLE, 200));
     }
 
     @Override
     public List<ContainerSummary> listContainersByLabel(String key, String value) throws DockerException {
         String filter = CreateBody.labelFilter(Refs.labelKey(key), Refs.labelValue(value));
         Target t = v().path("containers", "json").query("all", true).query("filters", filter);
-        List<ContainerSummary> out = new ArrayList<>();
-        for (Tree c : Tree.parseArray(expect("list containers", call(Request.get(t)), 200).body())) {
+        // Streamed as the listing of published ports is, and as large (the containers of every instance may be
+        // listed): what is kept of each is the agent's own, a few hundred characters.
+        List<Tree> listed = streamed("list containers", Request.get(t), 200, false,
+                body -> Tree.readArray(body, limits.maxListingBytes(), Views.SUMMARY, limits.maxBodyBytes()))
+                .orElseThrow();
+        List<ContainerSummary> out = new ArrayList<>(listed.size());
+        for (Tree c : listed) {
             out.add(Views.summary(c));
         }
         return out;
@@ -306,23 +354,15 @@ final class SocketDockerEngine implements DockerEngine {
     public Set<HostPort> publishedHostPorts() throws DockerException {
         // all=false: only running containers hold host ports. Read as it arrives, never buffered: PortListing.
         Target t = v().path("containers", "json").query("all", false);
-        return http.exchange(Request.get(t), Deadline.in(limits.requestTimeout()), limits.readTimeout(),
-                (status, body) -> {
-                    if (status != 200) {
-                        body.discard(limits.maxBodyBytes());
-                        throw failure("list containers", status);
-                    }
-                    return PortListing.read(body, limits.maxListingBytes());
-                });
+        return streamed("list containers", Request.get(t), 200, false,
+                body -> PortListing.read(body, limits.maxListingBytes())).orElseThrow();
     }
 
     @Override
     public Optional<NetworkInfo> inspectNetwork(String name) throws DockerException {
-        HttpTransport.Response r = call(Request.get(v().path("networks").network(name)));
-        if (r.status() == 404) {
-            return Optional.empty();
-        }
-        return Optional.of(Views.network(Tree.parse(expect("inspect network", r, 200).body())));
+        Optional<Tree> t = json("inspect network", Request.get(v().path("networks").network(name)), Views.NETWORK, true,
+                200);
+        return t.isEmpty() ? Optional.empty() : Optional.of(Views.network(t.get()));
     }
 
     @Override

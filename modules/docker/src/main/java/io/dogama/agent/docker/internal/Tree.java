@@ -1,6 +1,11 @@
 package io.dogama.agent.docker.internal;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.jr.ob.JSON;
+import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerProtocolException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -10,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Typed, checked access to a JSON object the engine sent. A missing key and a JSON {@code null}
@@ -21,10 +27,156 @@ final class Tree {
     private static final System.Logger LOG = System.getLogger(Tree.class.getName());
     private static final JSON JSON_READER = JSON.std;
 
+    /** Per value: no string in an answer is longer than a label value, no object deeper than a few levels. */
+    static final StreamReadConstraints CONSTRAINTS = StreamReadConstraints.builder()
+            .maxStringLength(1024 * 1024).maxNestingDepth(64).maxNumberLength(32).maxNameLength(64 * 1024).build();
+    /**
+     * The parser of answers read as they arrive. Field names are not kept: jackson's table of names would otherwise
+     * hold every distinct name of an answer, and carry them into the next one.
+     */
+    static final JsonFactory FACTORY = JsonFactory.builder().streamReadConstraints(CONSTRAINTS)
+            .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+            .build();
+    /**
+     * Most an answer read by {@link #read} may keep, in units: a character of each kept name and string, and
+     * {@value #VALUE_UNITS} for each kept value. About 1 MiB of heap: the most every answer being read at once
+     * holds is this times {@link io.dogama.agent.docker.DockerLimits#maxConnections()}.
+     */
+    static final long MAX_KEPT_UNITS = 256 * 1024;
+    /** The units a kept value costs besides its characters (its object, its entry in a map or list). */
+    static final int VALUE_UNITS = 16;
+
     private final Map<?, ?> map;
 
     private Tree(Map<?, ?> map) {
         this.map = map;
+    }
+
+    /**
+     * Reads a JSON object as it arrives, keeping only {@code shape}'s part of it ({@link Shape} says why).
+     *
+     * @param body     the answer's body
+     * @param maxBytes most bytes it may have
+     * @param shape    what to keep
+     * @return the kept part
+     * @throws DockerException {@link DockerProtocolException} if the body is larger than {@code maxBytes}, keeps
+     *                         more than {@link #MAX_KEPT_UNITS}, is not a JSON object, or names a kept member twice;
+     *                         the body's own failures
+     */
+    static Tree read(BodyReader body, long maxBytes, Shape shape) throws DockerException {
+        if (!(readAny(body, maxBytes, shape, MAX_KEPT_UNITS) instanceof Map<?, ?> m)) {
+            throw new DockerProtocolException("the engine did not answer with a JSON object");
+        }
+        return new Tree(m);
+    }
+
+    /**
+     * As {@link #read}, for an array of objects.
+     *
+     * @param each     what to keep of each element
+     * @param maxKept  most units the array may keep
+     */
+    static List<Tree> readArray(BodyReader body, long maxBytes, Shape each, long maxKept) throws DockerException {
+        if (!(readAny(body, maxBytes, Shape.elements(each), maxKept) instanceof List<?> l)) {
+            throw new DockerProtocolException("the engine did not answer with a JSON array");
+        }
+        return objects(l);
+    }
+
+    private static Object readAny(BodyReader body, long maxBytes, Shape shape, long maxKept) throws DockerException {
+        String overLimit = "the engine's answer exceeds its limit";
+        if (body.declaredLength() > maxBytes) {
+            throw new DockerProtocolException(overLimit);
+        }
+        try (JsonParser p = FACTORY.createParser(new BoundedBody(body, maxBytes, overLimit))) {
+            JsonToken first = p.nextToken();
+            Object o = first == null ? null : new Keeper(p, maxKept).value(first, shape);
+            if (o == null) {
+                throw new DockerProtocolException("the engine answered with an empty body");
+            }
+            if (p.nextToken() != null) {
+                throw new DockerProtocolException("the engine answered with malformed JSON");
+            }
+            return o;
+        } catch (BoundedBody.Failed e) {
+            throw e.cause;
+        } catch (IOException | RuntimeException e) {
+            // A RuntimeException too: the parser's own failures on hostile input must stay a protocol error. Its
+            // message may quote the engine's bytes: keep only the type, at debug.
+            LOG.log(Level.DEBUG, "docker: unparseable JSON from the engine ({0})", e.getClass().getSimpleName());
+            throw new DockerProtocolException("the engine answered with malformed JSON");
+        }
+    }
+
+    /** Builds the kept part of one answer, as jackson-jr would have built the whole: maps, lists, strings, numbers. */
+    private static final class Keeper {
+        private final JsonParser p;
+        private long left;
+
+        Keeper(JsonParser p, long maxKept) {
+            this.p = p;
+            this.left = maxKept;
+        }
+
+        /** @return the value whose first token is {@code t}, read to its end */
+        Object value(JsonToken t, Shape shape) throws IOException, DockerException {
+            return switch (t) {
+                case START_OBJECT -> switch (shape) {
+                    case Shape.Fields f -> object(f.fields()::get);
+                    case Shape.Members m -> object(name -> m.names().contains(name) ? Shape.WHOLE : null);
+                    case Shape.Whole w -> object(name -> Shape.WHOLE);
+                    case Shape.Elements e -> object(name -> Shape.WHOLE);
+                };
+                case START_ARRAY -> {
+                    Shape each = shape instanceof Shape.Elements e ? e.each() : Shape.WHOLE;
+                    List<Object> l = new ArrayList<>();
+                    JsonToken x;
+                    while ((x = p.nextToken()) != JsonToken.END_ARRAY) {
+                        spend(VALUE_UNITS);
+                        l.add(value(x, each));
+                    }
+                    yield l;
+                }
+                case VALUE_STRING -> {
+                    String s = p.getText();
+                    spend(s.length());
+                    yield s;
+                }
+                case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> p.getNumberValue();
+                case VALUE_TRUE -> Boolean.TRUE;
+                case VALUE_FALSE -> Boolean.FALSE;
+                case VALUE_NULL -> null;
+                default -> throw new DockerProtocolException("the engine answered with malformed JSON");
+            };
+        }
+
+        /** An object, its start token read: the members {@code keep} gives a shape, the others skipped unbuilt. */
+        private Map<String, Object> object(Function<String, Shape> keep) throws IOException, DockerException {
+            Map<String, Object> m = new LinkedHashMap<>();
+            while (p.nextToken() != JsonToken.END_OBJECT) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                Shape s = keep.apply(name);
+                if (s == null) {
+                    p.skipChildren();
+                    continue;
+                }
+                if (m.containsKey(name)) {
+                    // Not named in the message: a member kept whole may have any name the engine was given.
+                    throw new DockerProtocolException("a JSON object names a kept member twice");
+                }
+                spend(name.length() + VALUE_UNITS);
+                m.put(name, value(v, s));
+            }
+            return m;
+        }
+
+        private void spend(long units) throws DockerProtocolException {
+            left -= units;
+            if (left < 0) {
+                throw new DockerProtocolException("the engine's answer holds more than the agent keeps");
+            }
+        }
     }
 
     static Tree parse(byte[] body) throws DockerProtocolException {

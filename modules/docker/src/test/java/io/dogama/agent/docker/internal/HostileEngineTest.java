@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.dogama.agent.core.ContainerSpec;
+import io.dogama.agent.docker.ContainerInfo;
 import io.dogama.agent.docker.DockerApiException;
 import io.dogama.agent.docker.DockerConflictException;
 import io.dogama.agent.docker.DockerEngine;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -62,6 +64,8 @@ class HostileEngineTest {
 
     @TempDir
     Path dir;
+    /** Labels or volumes in an answer made as large as an image's author can: about 3 MB, under LARGE_BODY. */
+    static final int BOMB_LABELS = 200_000;
     /** The ID the half-made create gets. */
     static final String HALF_MADE = "c".repeat(64);
     FakeEngine fake;
@@ -182,6 +186,21 @@ class HostileEngineTest {
                 out.flush();
                 return FakeEngine.awaitClientClose(in);
             }
+            case "label-bomb" -> {
+                // An image's labels, copied into its container: megabytes under the body limit, and the agent's own.
+                StringBuilder b = new StringBuilder("{\"Id\":\"" + "b".repeat(64) + "\",\"Name\":\"/label-bomb\","
+                        + "\"Config\":{\"Env\":[\"" + MARKER + "\"],\"Labels\":{");
+                for (int i = 0; i < BOMB_LABELS; i++) {
+                    b.append("\"l.").append(i).append("\":\"v\",");
+                }
+                b.append("\"io.dogama.managed\":\"true\",\"io.dogama.instance-id\":\"x1\"}},"
+                        + "\"State\":{\"Status\":\"running\",\"Running\":true,\"Health\":{\"Log\":[\"" + MARKER + "\"]}},"
+                        + "\"HostConfig\":{\"Privileged\":false},\"Mounts\":[{\"Source\":\"/" + MARKER + "\"}]}");
+                return FakeEngine.json(out, 200, b.toString());
+            }
+            case "kept-twice" -> {
+                return FakeEngine.json(out, 200, "{\"Id\":\"a\",\"Skipped\":1,\"Skipped\":2,\"Id\":\"b\"}");
+            }
             case "never-answers" -> {
                 return FakeEngine.awaitClientClose(in);
             }
@@ -218,6 +237,15 @@ class HostileEngineTest {
                 }
                 if (t.contains("/containers/running/start") || t.contains("/containers/stopped/stop")) {
                     return FakeEngine.empty(out, 304);
+                }
+                if (t.startsWith("/v1.41/images/volume-bomb/json")) {
+                    // The image's volumes are kept whole (a check compares them): as many as fill the body limit.
+                    StringBuilder b = new StringBuilder("{\"Id\":\"sha256:" + "c".repeat(64) + "\",\"Config\":{\"Volumes\":{");
+                    for (int i = 0; i < BOMB_LABELS; i++) {
+                        b.append("\"/v/").append(i).append("\":{},");
+                    }
+                    b.append("\"/last\":{}}}}");
+                    return FakeEngine.json(out, 200, b.toString());
                 }
                 if (t.contains("/images/create")) {
                     return pull(r, out);
@@ -383,6 +411,52 @@ class HostileEngineTest {
         assertEquals(Path.of("/srv/" + MARKER), engine.dataRoot());
     }
 
+    /**
+     * An answer is read as it arrives and only what the views read is kept: of a container's labels the agent's
+     * own, none of its environment, health log or mounts. An image's author may fill an inspect with labels up to
+     * the body limit; parsed whole, each byte took 15 to 20 bytes of heap, and a few such answers at once ended the
+     * agent (a helper's review).
+     */
+    @Test
+    void onlyTheAgentsOwnLabelsAreKeptOfAnInspect() throws DockerException {
+        try (DockerEngine large = largeBodies()) {
+            ContainerInfo c = large.inspectContainer("label-bomb").orElseThrow();
+            assertEquals(Map.of("io.dogama.managed", "true", "io.dogama.instance-id", "x1"), c.labels());
+            assertEquals("running", c.state().status());
+            assertFalse(c.hostConfig().privileged());
+        }
+    }
+
+    /**
+     * What is kept whole (an image's volumes, which a check compares) is bounded too: past {@link Tree#MAX_KEPT_UNITS}
+     * the answer is a protocol error, carrying none of its text, and the connection is not used again.
+     */
+    @Test
+    void anAnswerThatWouldKeepMoreThanTheBudgetIsAProtocolError() throws Exception {
+        try (DockerEngine large = largeBodies()) {
+            DockerProtocolException e = assertThrows(DockerProtocolException.class,
+                    () -> large.inspectImage("volume-bomb"));
+            assertEquals("docker: the engine's answer holds more than the agent keeps", e.getMessage());
+            assertClean(e);
+            large.ping();
+        }
+    }
+
+    /** A member the views read, named twice, is a protocol error (which would win is the parser's choice). */
+    @Test
+    void aKeptMemberNamedTwiceIsAProtocolError() {
+        DockerProtocolException e = assertThrows(DockerProtocolException.class,
+                () -> engine.inspectContainer("kept-twice"));
+        assertEquals("docker: a JSON object names a kept member twice", e.getMessage());
+    }
+
+    /** A client whose body limit takes the bombs in whole, so that what refuses them is the keeping, not the size. */
+    private DockerEngine largeBodies() throws DockerException {
+        return DockerEngine.connect(dir.resolve("engine.sock"), new DockerLimits(SMALL.connectTimeout(),
+                Duration.ofSeconds(5), Duration.ofSeconds(20), SMALL.pingTimeout(), SMALL.stopMargin(),
+                SMALL.pullTimeout(), MAX_HEADER, LARGE_BODY, MAX_LISTING, 256 * 1024, 4096, 2, 4));
+    }
+
     /** No exception in the chain carries engine text. */
     static void assertClean(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) {
@@ -440,9 +514,11 @@ class HostileEngineTest {
     @ValueSource(strings = {"malformed-json", "wrong-type"})
     void badJsonInAWellFramedAnswerIsAProtocolError(String scenario) throws DockerException {
         assertClean(assertThrows(DockerProtocolException.class, () -> engine.inspectContainer(scenario)));
-        // The HTTP exchange itself ended cleanly, so its connection may serve the next request.
         engine.ping();
-        assertEquals(1, fake.accepted.get());
+        // The answer is read as it arrives. Where the JSON itself went wrong the parse stopped there, and what is left
+        // would be read as the next answer: the connection is closed and the next call gets a new one. A well-formed
+        // answer of the wrong type was read to its end, and its connection serves the next call.
+        assertEquals(scenario.equals("malformed-json") ? 2 : 1, fake.accepted.get());
     }
 
     /**

@@ -160,8 +160,8 @@ class PortListingTest {
     @Test
     void theParserKeepsNoFieldNames() {
         // Its table of names would hold every distinct name of a listing, and keep them for the next one.
-        assertFalse(PortListing.FACTORY.isEnabled(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES));
-        assertFalse(PortListing.FACTORY.isEnabled(JsonFactory.Feature.INTERN_FIELD_NAMES));
+        assertFalse(Tree.FACTORY.isEnabled(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES));
+        assertFalse(Tree.FACTORY.isEnabled(JsonFactory.Feature.INTERN_FIELD_NAMES));
     }
 
     @ParameterizedTest
