@@ -52,6 +52,8 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
     /** 32 requests in progress at once. */
     public static final int DEFAULT_MAX_CONCURRENT_REQUESTS = 32;
+    /** The requests kept for reads: one in this many ({@link #maxConcurrentMutations()}). */
+    public static final int READ_SHARE = 4;
     /**
      * 10 s: how long the requests in progress at a stop signal may take to end before their connections are
      * closed (the agent closes its registry only after that). Within the 30 s a supervisor such as compose
@@ -135,5 +137,18 @@ public record HttpLimits(String host, int port, int maxBodyBytes, int maxRequest
         if (value.isNegative() || value.isZero() || value.compareTo(Duration.ofMinutes(10)) > 0) {
             throw new IllegalArgumentException("http: " + name + " must be positive and at most 10 minutes");
         }
+    }
+
+    /**
+     * Mutations in progress at once: one in {@link #READ_SHARE} of {@link #maxConcurrentRequests} (at least one,
+     * given two or more) stays free for reads, health among them. A stop or restart may run for its timeout (up to
+     * 300 s) and more while it waits for one of the engine client's long calls; without a share of its own, as
+     * many such stops as there are requests answered every other request {@code busy}, health included, until they
+     * ended (a helper's review).
+     *
+     * @return the mutations allowed at once, at least one
+     */
+    public int maxConcurrentMutations() {
+        return Math.max(1, maxConcurrentRequests - Math.max(1, maxConcurrentRequests / READ_SHARE));
     }
 }

@@ -33,6 +33,9 @@ final class FakeOperations implements AgentOperations {
     volatile boolean explode;
     /** When set, health() waits for it: a slow Docker call. */
     volatile java.util.concurrent.CountDownLatch healthGate;
+    /** When set, stop() waits for it, counted in {@link #stopsWaiting}: a stop waiting out its timeout. */
+    volatile java.util.concurrent.CountDownLatch stopGate;
+    final java.util.concurrent.atomic.AtomicInteger stopsWaiting = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<String, Entry> instances = new TreeMap<>();
 
     private record Entry(String plan, long revision, InstanceState state, String status) {
@@ -164,9 +167,23 @@ final class FakeOperations implements AgentOperations {
     }
 
     @Override
-    public synchronized Outcome<InstanceView> stop(String instanceId, int timeoutSeconds) {
-        record("stop " + instanceId + " " + timeoutSeconds);
-        return transition(instanceId, InstanceState.STOPPED, "exited");
+    public Outcome<InstanceView> stop(String instanceId, int timeoutSeconds) {
+        java.util.concurrent.CountDownLatch gate = stopGate;
+        if (gate != null) {
+            stopsWaiting.incrementAndGet();
+            try {
+                if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
+            }
+        }
+        synchronized (this) {
+            record("stop " + instanceId + " " + timeoutSeconds);
+            return transition(instanceId, InstanceState.STOPPED, "exited");
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.dogama.agent.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.auth.NonceStore;
@@ -343,6 +344,52 @@ class LimitsOverHttpTest {
             f.ops.healthGate.countDown();
             assertProblem(second, 503, "busy");
             assertEquals(200, RawHttp.read(s.getInputStream()).status());
+        }
+    }
+
+    /**
+     * Stops that wait out their timeout (up to 300 s, and more while they wait for an engine connection) take at
+     * most three in four of the requests in progress: the rest stay for reads, health among them. Before, as many
+     * such stops as there were permits answered every other request busy until they ended (a helper's review).
+     */
+    @Test
+    void mutationsLeaveAShareOfTheRequestsToReads() throws Exception {
+        TestClock clock = new TestClock(ServerFixture.VECTOR_TIME);
+        HttpLimits limits = ServerFixture.limits().withMaxConcurrentRequests(4);
+        assertEquals(3, limits.maxConcurrentMutations());
+        List<Socket> stops = new ArrayList<>();
+        try (ServerFixture f = ServerFixture.start(dir, clock, NonceStore.inMemory(100, clock), Signing.SECRET_LINE,
+                limits)) {
+            f.ops.stopGate = new java.util.concurrent.CountDownLatch(1);
+            try {
+                String path = "/v1/instances/held/stop";
+                String body = "{\"timeoutSeconds\":300}";
+                for (int i = 0; i < 3; i++) {
+                    Socket s = RawHttp.connect(f.port);
+                    stops.add(s);
+                    List<String> headers = new ArrayList<>(f.signedHeaders("POST", path, body));
+                    headers.add("Content-Type: application/json");
+                    s.getOutputStream().write(RawHttp.request("POST", path, headers, body)
+                            .getBytes(StandardCharsets.US_ASCII));
+                }
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (f.ops.stopsWaiting.get() < 3 && System.nanoTime() < deadline) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+                }
+                assertEquals(3, f.ops.stopsWaiting.get(), "the three stops never reached the operation");
+                assertProblem(f.send("POST", "/v1/instances/other/stop", "{\"timeoutSeconds\":0}"), 503, "busy");
+                assertEquals(200, f.send("GET", "/v1/health", "").status());
+                assertEquals(200, f.send("GET", "/v1/instances", "").status());
+            } finally {
+                f.ops.stopGate.countDown();
+            }
+            for (Socket s : stops) {
+                assertNotEquals(503, RawHttp.read(s.getInputStream()).status());
+            }
+        } finally {
+            for (Socket s : stops) {
+                s.close();
+            }
         }
     }
 }

@@ -113,7 +113,7 @@ public final class Listener {
         }, metrics);
         Accountant accountant = new Accountant(audit, metrics);
         RequestGate gate = new RequestGate(authenticator, dispatcher, accountant, limits.maxBodyBytes(),
-                limits.maxConcurrentRequests(), watchdog);
+                limits.maxConcurrentRequests(), limits.maxConcurrentMutations(), watchdog);
         DirectHandlers.Builder direct = DirectHandlers.builder();
         ProblemDirectHandler problems = new ProblemDirectHandler(accountant);
         for (DirectHandler.EventType type : DirectHandler.EventType.values()) {

@@ -56,15 +56,18 @@ final class RequestGate implements Handler {
     private final int maxBodyBytes;
     private final ConnectionWatchdog watchdog;
     private final Semaphore permits;
+    /** Of {@link #permits}, those a mutation may hold (HttpLimits.maxConcurrentMutations says why). */
+    private final Semaphore mutationPermits;
     private final AtomicBoolean previousSecretSeen = new AtomicBoolean();
 
     RequestGate(Authenticator authenticator, Dispatcher dispatcher, Accountant accountant, int maxBodyBytes,
-            int maxConcurrentRequests, ConnectionWatchdog watchdog) {
+            int maxConcurrentRequests, int maxConcurrentMutations, ConnectionWatchdog watchdog) {
         this.authenticator = authenticator;
         this.dispatcher = dispatcher;
         this.accountant = accountant;
         this.maxBodyBytes = maxBodyBytes;
         this.permits = new Semaphore(maxConcurrentRequests);
+        this.mutationPermits = new Semaphore(maxConcurrentMutations);
         this.watchdog = watchdog;
     }
 
@@ -257,7 +260,17 @@ final class RequestGate implements Handler {
                 if (bodyRule(f.route(), headers, body.bytes()) instanceof Reply refused) {
                     yield refused;
                 }
-                yield f.route().endpoint().mutating() ? mutate(f, body, facts, peer) : read(f, body, facts);
+                if (!f.route().endpoint().mutating()) {
+                    yield read(f, body, facts);
+                }
+                if (!mutationPermits.tryAcquire()) {
+                    yield Reply.problem(ProblemCode.BUSY);
+                }
+                try {
+                    yield mutate(f, body, facts, peer);
+                } finally {
+                    mutationPermits.release();
+                }
             }
         };
     }
