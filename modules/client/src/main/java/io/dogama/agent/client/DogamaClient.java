@@ -48,8 +48,11 @@ import java.util.function.Function;
  * ({@link IllegalArgumentException}), so no path segment can hold {@code /}, {@code ..} or {@code %}.
  *
  * <p><b>Retries.</b> The client never resends a request on its own, except, when enabled with
- * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent never acts on a
- * stale request, so a re-signed resend (a new nonce) cannot apply a mutation twice. The JDK's
+ * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request} that came within
+ * {@link #STALE_RETRY_WINDOW} of its sending: the agent never acts on a stale request, so a re-signed resend (a new
+ * nonce) cannot apply a mutation twice. A {@code stale_request} to anything but a GET that comes later is a
+ * {@link DogamaTransportException}, retry or not: it may answer the JDK's resend of a delivery that took longer
+ * than the agent's 30 s window and was acted on (the agent checks the timestamp before the nonce). The JDK's
  * {@link HttpClient} may resend a request unchanged, once, when a reused connection closes under it (a GET by
  * default; POST, PUT and DELETE too if {@code -Djdk.httpclient.enableAllMethodRetry=true} is set in the JVM). The
  * agent refuses such a resend as {@code replayed_request}, and since this client never reuses a nonce, that answer
@@ -72,12 +75,30 @@ public final class DogamaClient implements AutoCloseable {
     /** The agent's stop timeout when none is given. */
     public static final int DEFAULT_STOP_TIMEOUT_SECONDS = 30;
     /**
-     * Most bytes of an answer's body the client reads; a longer answer is a {@link DogamaProtocolException}.
+     * Most bytes of the list's body the client reads; a longer answer is a {@link DogamaProtocolException}.
      * The agent's longest, a list of 10,000 instances (its largest instance limit), is about 2.5 MB.
      */
-    public static final int MAX_ANSWER_BYTES = 16 << 20;
+    public static final int MAX_LIST_ANSWER_BYTES = 4 << 20;
+    /**
+     * Most bytes of any other answer's body: an instance, a problem with 64 violations, the metrics are a few KiB.
+     * Bounded apart from the list so that a hostile answer holds less of the caller's heap.
+     */
+    public static final int MAX_ANSWER_BYTES = 256 << 10;
+    /**
+     * Default time for a create or a replace: the agent may pull the image first (its limit is 10 minutes), and a
+     * replace stops the old container (30 s, and 30 s more for the engine) before it.
+     */
+    public static final Duration DEFAULT_CREATE_TIMEOUT = Duration.ofMinutes(12);
+    /**
+     * How soon after the request was sent (elapsed time, whatever the clock did) a {@code stale_request} must come
+     * to be a clock problem, which a re-signed resend
+     * may fix. Later, the request may have taken longer than the agent's 30 s window to arrive, or be the JDK's
+     * resend of an earlier delivery: for anything but a GET the outcome is then unknown.
+     */
+    public static final Duration STALE_RETRY_WINDOW = Duration.ofSeconds(20);
 
     private static final String JSON = "application/json";
+    private static final java.util.regex.Pattern METHOD = java.util.regex.Pattern.compile("^[A-Z]{1,16}$");
     /** The media type of the metrics (its parameter, {@code version=0.0.4}, is not compared). */
     private static final String METRICS_MEDIA_TYPE = "text/plain";
 
@@ -85,15 +106,22 @@ public final class DogamaClient implements AutoCloseable {
     private final RequestSigner signer;
     private final HttpClient http;
     private final Duration requestTimeout;
+    private final Duration createTimeout;
+    /** Elapsed time, not the signing clock: a clock stepped between signing and answer says nothing of a delay. */
+    private final java.util.function.LongSupplier ticker;
     private final boolean retryStale;
 
     private DogamaClient(Builder b) {
         this.base = b.uri;
         this.signer = b.signer;
         this.requestTimeout = b.requestTimeout;
+        this.createTimeout = b.createTimeout;
+        this.ticker = b.ticker;
         this.retryStale = b.retryStale;
+        // Never through a proxy the JVM is told of (http.proxyHost, a default ProxySelector): a signed request is
+        // sent to the agent only, and an answer is the agent's or a plain transport failure.
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+                .followRedirects(HttpClient.Redirect.NEVER).proxy(HttpClient.Builder.NO_PROXY).build();
     }
 
     /** @return a builder; {@link Builder#uri} and a secret are required */
@@ -121,10 +149,9 @@ public final class DogamaClient implements AutoCloseable {
      * @throws DogamaProtocolException  if the answer is not {@code text/plain}
      */
     public String metrics() {
-        RawResponse r = send("GET", "/v1/metrics", null, requestTimeout);
-        if (retryStale && r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
-                && k.problemCode() == ProblemCode.STALE_REQUEST) {
-            r = send("GET", "/v1/metrics", null, requestTimeout);
+        RawResponse r = send("GET", "/v1/metrics", null, requestTimeout, MAX_ANSWER_BYTES);
+        if (retryStale && stale(r)) {
+            r = send("GET", "/v1/metrics", null, requestTimeout, MAX_ANSWER_BYTES);
         }
         if (r.status() != 200) {
             throw new DogamaProblemException("GET", "/v1/metrics", Codec.problem(r.status(), r.body()));
@@ -165,7 +192,8 @@ public final class DogamaClient implements AutoCloseable {
      * @return the registered instances, sorted by ID
      */
     public List<InstanceSummary> list() {
-        return call("GET", "/v1/instances", null, 200, Codec::instances, requestTimeout);
+        return call("GET", "/v1/instances", null, Set.of(200), Codec::instances, requestTimeout,
+                MAX_LIST_ANSWER_BYTES);
     }
 
     /**
@@ -177,7 +205,8 @@ public final class DogamaClient implements AutoCloseable {
      * @throws DogamaProblemException e.g. {@code plan_rejected}, {@code instance_exists}, {@code port_conflict}
      */
     public Instance create(Plan plan) {
-        return call("POST", "/v1/instances", Codec.planMap(plan), Set.of(200, 201), Codec::instance, requestTimeout);
+        return call("POST", "/v1/instances", Codec.planMap(plan), Set.of(200, 201), Codec::instance, createTimeout,
+                MAX_ANSWER_BYTES);
     }
 
     /**
@@ -193,7 +222,7 @@ public final class DogamaClient implements AutoCloseable {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("plan", Codec.planMap(plan));
         body.put("expectedRevision", expectedRevision);
-        return call("PUT", path(instanceId), body, 200, Codec::instance, requestTimeout);
+        return call("PUT", path(instanceId), body, Set.of(200), Codec::instance, createTimeout, MAX_ANSWER_BYTES);
     }
 
     /**
@@ -269,14 +298,23 @@ public final class DogamaClient implements AutoCloseable {
      * cover (a route of a newer agent, a test). Never retried, not even on {@code stale_request}.
      *
      * @param method  upper-case method
-     * @param rawPath path exactly as it is to be sent and signed, starting with {@code /}
+     * @param rawPath path exactly as it is to be sent and signed, starting with {@code /}: printable ASCII without
+     *                {@code #}, the bytes the agent verifies (the JDK would percent-encode anything else, or drop a
+     *                fragment, after the signing)
      * @param json    body sent as {@code application/json}, or null for none
-     * @return the answer
+     * @return the answer, its body at most {@link #MAX_LIST_ANSWER_BYTES}
+     * @throws IllegalArgumentException if the method is not upper-case letters or the path is not as above
      * @throws DogamaTransportException if no answer came
      */
     public RawResponse exchange(String method, String rawPath, String json) {
+        if (!METHOD.matcher(method).matches()) {
+            throw new IllegalArgumentException("client: a method is 1 to 16 upper-case letters");
+        }
+        if (!rawPath.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != '#')) {
+            throw new IllegalArgumentException("client: a path is printable ASCII without # (sent as signed)");
+        }
         byte[] body = json == null ? null : json.getBytes(StandardCharsets.UTF_8);
-        return send(method, rawPath, body, requestTimeout);
+        return send(method, rawPath, body, requestTimeout, MAX_LIST_ANSWER_BYTES);
     }
 
     /** Closes the underlying {@link HttpClient}, waiting for requests in flight. */
@@ -307,17 +345,17 @@ public final class DogamaClient implements AutoCloseable {
 
     private <T> T call(String method, String path, Object body, int expected, Function<Map<String, Object>, T> read,
             Duration timeout) {
-        return call(method, path, body, Set.of(expected), read, timeout);
+        return call(method, path, body, Set.of(expected), read, timeout, MAX_ANSWER_BYTES);
     }
 
     private <T> T call(String method, String path, Object body, Set<Integer> expected,
-            Function<Map<String, Object>, T> read, Duration timeout) {
+            Function<Map<String, Object>, T> read, Duration timeout, int maxAnswerBytes) {
         byte[] bytes = body == null ? null : Codec.write(body);
-        RawResponse r = send(method, path, bytes, timeout);
-        if (retryStale && r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
-                && k.problemCode() == ProblemCode.STALE_REQUEST) {
-            // Refused before the nonce was accepted or anything done: a re-signed resend is safe.
-            r = send(method, path, bytes, timeout);
+        RawResponse r = sendChecked(method, path, bytes, timeout, maxAnswerBytes);
+        if (retryStale && stale(r)) {
+            // Refused at once, before the nonce was accepted or anything done: a clock problem, which a re-signed
+            // resend may get past.
+            r = sendChecked(method, path, bytes, timeout, maxAnswerBytes);
         }
         if (r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
                 && k.problemCode() == ProblemCode.REPLAYED_REQUEST) {
@@ -350,12 +388,32 @@ public final class DogamaClient implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #send}, with a late {@code stale_request} to anything but a GET turned into an unknown outcome
+     * ({@link #STALE_RETRY_WINDOW} says why).
+     */
+    private RawResponse sendChecked(String method, String path, byte[] body, Duration timeout, int maxAnswerBytes) {
+        long sent = ticker.getAsLong();
+        RawResponse r = send(method, path, body, timeout, maxAnswerBytes);
+        if (!method.equals("GET") && stale(r) && ticker.getAsLong() - sent > STALE_RETRY_WINDOW.toNanos()) {
+            throw new DogamaTransportException("client: " + method + " " + path + " was answered stale_request "
+                    + "more than " + STALE_RETRY_WINDOW.toSeconds() + " s after it was sent: it may answer a resend of "
+                    + "a delivery the agent acted on, so the outcome is unknown", null);
+        }
+        return r;
+    }
+
+    private static boolean stale(RawResponse r) {
+        return r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
+                && k.problemCode() == ProblemCode.STALE_REQUEST;
+    }
+
     private static String mediaType(String contentType) {
         int semi = contentType.indexOf(';');
         return (semi < 0 ? contentType : contentType.substring(0, semi)).strip().toLowerCase(java.util.Locale.ROOT);
     }
 
-    private RawResponse send(String method, String path, byte[] body, Duration timeout) {
+    private RawResponse send(String method, String path, byte[] body, Duration timeout, int maxAnswerBytes) {
         if (!path.startsWith("/")) {
             throw new IllegalArgumentException("client: a path starts with /");
         }
@@ -373,7 +431,7 @@ public final class DogamaClient implements AutoCloseable {
         }
         // The request's own timeout ends with the answer's head; the wait below bounds its body as well.
         CompletableFuture<HttpResponse<byte[]>> answer = http.sendAsync(b.build(),
-                BoundedBody.handler(MAX_ANSWER_BYTES));
+                BoundedBody.handler(maxAnswerBytes));
         try {
             HttpResponse<byte[]> r = answer.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
             return new RawResponse(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
@@ -405,6 +463,8 @@ public final class DogamaClient implements AutoCloseable {
         private RequestSigner signer;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration createTimeout = DEFAULT_CREATE_TIMEOUT;
+        private java.util.function.LongSupplier ticker = System::nanoTime;
         private boolean retryStale;
 
         private Builder() {
@@ -492,9 +552,26 @@ public final class DogamaClient implements AutoCloseable {
             return this;
         }
 
+        /** Tests only: the source of elapsed nanoseconds ({@link System#nanoTime()}). */
+        Builder ticker(java.util.function.LongSupplier ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * @param timeout time for the whole answer of a create or a replace (default
+         *                {@link #DEFAULT_CREATE_TIMEOUT}: the agent may pull the image first)
+         * @return this
+         */
+        public Builder createTimeout(Duration timeout) {
+            this.createTimeout = positive(timeout);
+            return this;
+        }
+
         /**
          * Opt-in: after {@code 401 stale_request} (the timestamp was more than 30 s from the agent's clock, or
-         * before a freshly started agent's start), re-sign with a new timestamp and nonce and send once more.
+         * before a freshly started agent's start) that came within {@link #STALE_RETRY_WINDOW} of the sending,
+         * re-sign with a new timestamp and nonce and send once more.
          * Safe for mutations, as the agent never acts on a stale request (it remembers the nonce of one up to 10
          * minutes ahead of its clock, so that it cannot be replayed later).
          * A lasting clock skew still fails: fix the clock. No other answer is ever retried. Default: off.

@@ -186,7 +186,7 @@ class DogamaClientTest {
 
     @Test
     void anAnswerLargerThanTheBoundIsRefusedWhateverItsFraming() {
-        long tooLong = DogamaClient.MAX_ANSWER_BYTES + 1L;
+        long tooLong = DogamaClient.MAX_LIST_ANSWER_BYTES + 1L;
         // Declared up front, then sent in full; and undeclared (chunked) until past the bound.
         agent.raw(out -> {
             out.write(("HTTP/1.1 200 X\r\nContent-Type: application/json\r\nContent-Length: " + tooLong
@@ -317,5 +317,126 @@ class DogamaClientTest {
         assertThrows(IllegalArgumentException.class, () -> DogamaClient.builder().secretFile(f));
         Map<String, String> h = RequestSigner.of(SECRET).sign("GET", "/", new byte[0]).asMap();
         assertEquals(List.of("Authorization", "X-DoGaMa-Timestamp", "X-DoGaMa-Nonce"), List.copyOf(h.keySet()));
+    }
+
+    /** A problem's status line and body, as the agent writes one, after {@code before} ran. */
+    private static FakeAgent.Raw staleAfter(Runnable before) {
+        return out -> {
+            before.run();
+            String body = "{\"type\":\"urn:dogama:problem:stale_request\",\"title\":\"t\",\"status\":401,"
+                    + "\"code\":\"stale_request\"}";
+            out.write(("HTTP/1.1 401 X\r\nContent-Type: application/problem+json\r\nContent-Length: " + body.length()
+                    + "\r\nConnection: close\r\n\r\n" + body).getBytes(StandardCharsets.ISO_8859_1));
+        };
+    }
+
+    /**
+     * The agent checks the timestamp before the nonce: a delivery that took longer than its 30 s window, or the JDK's
+     * unchanged resend of one the agent acted on, is answered stale_request. Coming more than 20 s after the sending,
+     * that answer to a mutation is an unknown outcome, never retried; a GET is retried as before (a helper's review:
+     * a restart ran twice).
+     */
+    @Test
+    void aLateStaleAnswerToAMutationIsAnUnknownOutcome() {
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        Runnable late = () -> nanos.addAndGet(Duration.ofSeconds(21).toNanos());
+        try (DogamaClient retrying = DogamaClient.builder().uri(agent.uri()).secret(SECRET).ticker(nanos::get)
+                .retryStaleRequests(true).build()) {
+            agent.raw(staleAfter(late)).raw(staleAfter(late)).raw(staleAfter(late)).json(200, INSTANCE)
+                    .raw(staleAfter(() -> { })).json(200, RUNNING);
+            DogamaTransportException e = assertThrows(DogamaTransportException.class, () -> retrying.start("demo-1"));
+            assertTrue(e.getMessage().contains("outcome is unknown"), e.getMessage());
+            assertEquals(1, agent.received().size(), "a late stale answer to a mutation was retried");
+            try (DogamaClient plain = DogamaClient.builder().uri(agent.uri()).secret(SECRET).ticker(nanos::get).build()) {
+                // Not retried by default either: without this, a late stale_request read as "nothing was done".
+                assertThrows(DogamaTransportException.class, () -> plain.delete("demo-1"));
+            }
+            assertEquals(2, agent.received().size());
+            assertEquals("demo-1", retrying.inspect("demo-1").instanceId(), "a GET is retried");
+            assertEquals(4, agent.received().size());
+            // Soon after the signing: a clock problem, retried once with a fresh signature.
+            assertEquals(InstanceState.RUNNING, retrying.start("demo-1").summary().state());
+            assertEquals(6, agent.received().size());
+        }
+    }
+
+    /** Signed requests never go through a proxy the JVM is told of (a helper's review: one read every request). */
+    @Test
+    void aProxyTheJvmIsToldOfIsNeverUsed() throws IOException {
+        java.net.ProxySelector before = java.net.ProxySelector.getDefault();
+        try (java.net.ServerSocket proxy = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+            Thread.ofVirtual().start(() -> {
+                while (!proxy.isClosed()) {
+                    try {
+                        proxy.accept().close();
+                        seen.incrementAndGet();
+                    } catch (IOException closed) {
+                        return;
+                    }
+                }
+            });
+            java.net.ProxySelector.setDefault(java.net.ProxySelector.of(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), proxy.getLocalPort())));
+            try (DogamaClient direct = DogamaClient.builder().uri(agent.uri()).secret(SECRET).build()) {
+                agent.json(200, "{\"status\":\"ok\"}");
+                assertEquals("ok", direct.health().status());
+            }
+            assertEquals(1, agent.received().size());
+            assertEquals(0, seen.get(), "the request went to the proxy");
+        } finally {
+            java.net.ProxySelector.setDefault(before);
+        }
+    }
+
+    /**
+     * Every answer but the list's is bounded to a quarter MiB, and no answer may hold more than
+     * {@link io.dogama.agent.client.internal.Codec#MAX_VALUES} JSON values, counted before anything is built: a list
+     * of empty objects within 16 MiB made the caller run out of heap (a helper's review).
+     */
+    @Test
+    void answersAreBoundedByTheirRouteAndTheirCountOfValues() {
+        agent.json(200, "{\"instanceId\":\"" + "x".repeat(DogamaClient.MAX_ANSWER_BYTES) + "\"}");
+        assertTrue(assertThrows(DogamaProtocolException.class, () -> client.inspect("demo-1")).getMessage()
+                .contains("larger than"));
+        agent.json(200, "{\"instances\":[" + "{},".repeat(300_000) + "{}]}");
+        assertTrue(assertThrows(DogamaProtocolException.class, () -> client.list()).getMessage()
+                .contains("more than 250000 JSON values"));
+    }
+
+    /** An answer's text reaches no message: a code of another shape is not shown (a forged log line, a huge one). */
+    @Test
+    void aCodeOfAnotherShapeIsNotShownInTheMessage() {
+        agent.answer(500, "application/problem+json", "{\"status\":500,\"code\":\"x\\r\\nFORGED log line\"}");
+        DogamaProblemException e = assertThrows(DogamaProblemException.class, () -> client.start("demo-1"));
+        assertTrue(!e.getMessage().contains("FORGED") && e.getMessage().endsWith("(a code of another shape)"),
+                e.getMessage());
+    }
+
+    /** What exchange() signs is what is sent: a path the JDK would encode or cut, a lower-case method, are refused. */
+    @Test
+    void exchangeRefusesWhatItCouldNotSendAsSigned() {
+        for (String path : List.of("/v1/caf\u00e9", "/v1/x#frag", "/v1/a b")) {
+            assertThrows(IllegalArgumentException.class, () -> client.exchange("GET", path, null), path);
+        }
+        assertThrows(IllegalArgumentException.class, () -> client.exchange("get", "/v1/health", null));
+        assertEquals(0, agent.received().size());
+    }
+
+    /** A create or a replace may wait for the agent's image pull: its own timeout, longer than the others'. */
+    @Test
+    void aCreateWaitsItsOwnLongerTimeout() {
+        FakeAgent.Raw slowCreated = out -> {
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(1500).toNanos());
+            out.write(("HTTP/1.1 201 X\r\nContent-Type: application/json\r\nContent-Length: " + INSTANCE.length()
+                    + "\r\nConnection: close\r\n\r\n" + INSTANCE).getBytes(StandardCharsets.ISO_8859_1));
+        };
+        try (DogamaClient c = DogamaClient.builder().uri(agent.uri()).secret(SECRET)
+                .requestTimeout(Duration.ofMillis(500)).createTimeout(Duration.ofSeconds(30)).build()) {
+            agent.raw(slowCreated).raw(slowCreated);
+            assertEquals("demo-1", c.create(demoPlan()).instanceId());
+            assertThrows(DogamaTransportException.class, () -> c.inspect("demo-1"));
+        }
+        assertEquals(DogamaClient.DEFAULT_CREATE_TIMEOUT, Duration.ofMinutes(12));
     }
 }

@@ -124,6 +124,7 @@ public final class Codec {
 
     /** @return the JSON object in the bytes, which hold that one value and nothing after it */
     public static Map<String, Object> object(byte[] body) {
+        countValues(body);
         try (com.fasterxml.jackson.core.JsonParser p = JSON_RW.getStreamingFactory().createParser(body)) {
             Object v = JSON_RW.anyFrom(p);
             if (p.nextToken() != null) {
@@ -131,6 +132,30 @@ public final class Codec {
                 throw new IllegalArgumentException("client: the body holds more than one JSON value");
             }
             return obj(v, "body");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("client: the body is not JSON", e);
+        }
+    }
+
+    /**
+     * Most JSON values an answer may hold: a list of 10,000 instances (the agent's largest instance limit) holds
+     * about 70,000. Counted before anything is built: an answer of empty objects within the byte limit would
+     * otherwise become millions of maps in the caller's heap.
+     */
+    public static final int MAX_VALUES = 250_000;
+
+    private static void countValues(byte[] body) {
+        try (com.fasterxml.jackson.core.JsonParser p = JSON_RW.getStreamingFactory().createParser(body)) {
+            int values = 0;
+            com.fasterxml.jackson.core.JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t.isScalarValue() || t.isStructStart()) {
+                    if (++values > MAX_VALUES) {
+                        throw new IllegalArgumentException("client: the body holds more than " + MAX_VALUES
+                                + " JSON values");
+                    }
+                }
+            }
         } catch (IOException e) {
             throw new IllegalArgumentException("client: the body is not JSON", e);
         }
@@ -181,7 +206,7 @@ public final class Codec {
         try {
             s = InstanceState.valueOf(state);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("client: unknown state " + state, e);
+            throw new IllegalArgumentException("client: unknown state", e);
         }
         return new InstanceSummary(str(m, "instanceId"), str(m, "templateId"), str(m, "templateVersion"),
                 str(m, "planDigest"), integer(m, "revision"), s);
