@@ -159,6 +159,11 @@ class DogamaClientTest {
         assertThrows(DogamaProtocolException.class, () -> client.health());
         assertThrows(DogamaProtocolException.class, () -> client.health());
         assertThrows(DogamaProtocolException.class, () -> client.list());
+        // A number beyond an int is out of range, never narrowed (4294987376 read as port 20080 before).
+        agent.json(200, "{\"bindings\":[{\"hostIp\":\"127.0.0.1\",\"hostPort\":4294987376,\"protocol\":\"tcp\","
+                + "\"available\":true}]}");
+        assertThrows(DogamaProtocolException.class,
+                () -> client.checkPorts(List.of(new PortBinding("127.0.0.1", 20080, Protocol.TCP))));
     }
 
     /**

@@ -187,8 +187,8 @@ public final class Codec {
         for (Object o : list(m, "ports")) {
             Map<String, Object> x = closed(obj(o, "ports[]"), "ports[]", "name", "containerPort", "protocol", "hostIp",
                     "hostPort");
-            b.port(new Port(str(x, "name"), (int) integer(x, "containerPort"), protocol(x), str(x, "hostIp"),
-                    (int) integer(x, "hostPort")));
+            b.port(new Port(str(x, "name"), int32(x, "containerPort"), protocol(x), str(x, "hostIp"),
+                    int32(x, "hostPort")));
         }
         Map<String, Object> r = closed(obj(m.get("resources"), "resources"), "resources", "memoryBytes", "nanoCpus",
                 "pidsLimit");
@@ -214,7 +214,7 @@ public final class Codec {
 
     public static Instance instance(Map<String, Object> m) {
         Map<String, Object> c = obj(m.get("container"), "container");
-        Integer exit = c.containsKey("exitCode") ? (int) integer(c, "exitCode") : null;
+        Integer exit = c.containsKey("exitCode") ? int32(c, "exitCode") : null;
         return new Instance(summary(m), new ContainerStatus(str(c, "status"), optStr(c, "startedAt"), exit));
     }
 
@@ -245,7 +245,7 @@ public final class Codec {
         List<PortCheck> out = new ArrayList<>();
         for (Object o : list(m, "bindings")) {
             Map<String, Object> x = obj(o, "bindings[]");
-            out.add(new PortCheck(new PortBinding(str(x, "hostIp"), (int) integer(x, "hostPort"), protocol(x)),
+            out.add(new PortCheck(new PortBinding(str(x, "hostIp"), int32(x, "hostPort"), protocol(x)),
                     bool(x, "available")));
         }
         return List.copyOf(out);
@@ -340,6 +340,15 @@ public final class Codec {
             return b.longValue();
         }
         throw new IllegalArgumentException("client: " + field + " is not an integer");
+    }
+
+    /** An integer that must fit an {@code int}: never narrowed (4294987376 is no port 20080). */
+    private static int int32(Map<String, Object> m, String field) {
+        long v = integer(m, field);
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("client: " + field + " is out of range");
+        }
+        return (int) v;
     }
 
     private static double number(Map<String, Object> m, String field) {
