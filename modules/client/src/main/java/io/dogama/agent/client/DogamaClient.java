@@ -48,11 +48,12 @@ import java.util.function.Function;
  * ({@link IllegalArgumentException}), so no path segment can hold {@code /}, {@code ..} or {@code %}.
  *
  * <p><b>Retries.</b> The client never resends a request on its own, except, when enabled with
- * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request} that came within
- * {@link #STALE_RETRY_WINDOW} of its sending: the agent never acts on a stale request, so a re-signed resend (a new
- * nonce) cannot apply a mutation twice. A {@code stale_request} to anything but a GET that comes later is a
- * {@link DogamaTransportException}, retry or not: it may answer the JDK's resend of a delivery that took longer
- * than the agent's 30 s window and was acted on (the agent checks the timestamp before the nonce). The JDK's
+ * {@link Builder#retryStaleRequests(boolean)}, once after {@code 401 stale_request}: the agent never acts on a
+ * stale request, so a re-signed resend (a new nonce) cannot apply a mutation twice. But where the JDK resends
+ * POST, PUT and DELETE too ({@value #JDK_RETRIES_ALL_METHODS}, below), a {@code stale_request} to one of them may
+ * answer the JDK's unchanged resend of a delivery the agent acted on (the agent checks the timestamp before the
+ * nonce, and the resend may come after the 30 s window): it is then a {@link DogamaTransportException}, an unknown
+ * outcome, never retried. The JDK's
  * {@link HttpClient} may resend a request unchanged, once, when a reused connection closes under it (a GET by
  * default; POST, PUT and DELETE too if {@code -Djdk.httpclient.enableAllMethodRetry=true} is set in the JVM). The
  * agent refuses such a resend as {@code replayed_request}, and since this client never reuses a nonce, that answer
@@ -89,13 +90,8 @@ public final class DogamaClient implements AutoCloseable {
      * replace stops the old container (30 s, and 30 s more for the engine) before it.
      */
     public static final Duration DEFAULT_CREATE_TIMEOUT = Duration.ofMinutes(12);
-    /**
-     * How soon after the request was sent (elapsed time, whatever the clock did) a {@code stale_request} must come
-     * to be a clock problem, which a re-signed resend
-     * may fix. Later, the request may have taken longer than the agent's 30 s window to arrive, or be the JDK's
-     * resend of an earlier delivery: for anything but a GET the outcome is then unknown.
-     */
-    public static final Duration STALE_RETRY_WINDOW = Duration.ofSeconds(20);
+    /** The JDK's switch that makes its HttpClient resend POST, PUT and DELETE as it resends a GET. */
+    public static final String JDK_RETRIES_ALL_METHODS = "jdk.httpclient.enableAllMethodRetry";
 
     private static final String JSON = "application/json";
     private static final java.util.regex.Pattern METHOD = java.util.regex.Pattern.compile("^[A-Z]{1,16}$");
@@ -107,8 +103,8 @@ public final class DogamaClient implements AutoCloseable {
     private final HttpClient http;
     private final Duration requestTimeout;
     private final Duration createTimeout;
-    /** Elapsed time, not the signing clock: a clock stepped between signing and answer says nothing of a delay. */
-    private final java.util.function.LongSupplier ticker;
+    /** Whether the JDK may resend a request other than a GET unchanged ({@link #JDK_RETRIES_ALL_METHODS}). */
+    private final boolean jdkResendsAll;
     private final boolean retryStale;
 
     private DogamaClient(Builder b) {
@@ -116,7 +112,7 @@ public final class DogamaClient implements AutoCloseable {
         this.signer = b.signer;
         this.requestTimeout = b.requestTimeout;
         this.createTimeout = b.createTimeout;
-        this.ticker = b.ticker;
+        this.jdkResendsAll = Boolean.parseBoolean(System.getProperty(JDK_RETRIES_ALL_METHODS, "false"));
         this.retryStale = b.retryStale;
         // Never through a proxy the JVM is told of (http.proxyHost, a default ProxySelector): a signed request is
         // sent to the agent only, and an answer is the agent's or a plain transport failure.
@@ -353,8 +349,8 @@ public final class DogamaClient implements AutoCloseable {
         byte[] bytes = body == null ? null : Codec.write(body);
         RawResponse r = sendChecked(method, path, bytes, timeout, maxAnswerBytes);
         if (retryStale && stale(r)) {
-            // Refused at once, before the nonce was accepted or anything done: a clock problem, which a re-signed
-            // resend may get past.
+            // Refused before the nonce was looked at or anything done, and this was the only delivery (sendChecked):
+            // a re-signed resend is safe.
             r = sendChecked(method, path, bytes, timeout, maxAnswerBytes);
         }
         if (r.status() == 401 && Codec.problem(401, r.body()) instanceof Problem.Known k
@@ -389,16 +385,15 @@ public final class DogamaClient implements AutoCloseable {
     }
 
     /**
-     * {@link #send}, with a late {@code stale_request} to anything but a GET turned into an unknown outcome
-     * ({@link #STALE_RETRY_WINDOW} says why).
+     * {@link #send}, with a {@code stale_request} to anything but a GET turned into an unknown outcome where the JDK
+     * may have resent it unchanged (the class's javadoc, "Retries").
      */
     private RawResponse sendChecked(String method, String path, byte[] body, Duration timeout, int maxAnswerBytes) {
-        long sent = ticker.getAsLong();
         RawResponse r = send(method, path, body, timeout, maxAnswerBytes);
-        if (!method.equals("GET") && stale(r) && ticker.getAsLong() - sent > STALE_RETRY_WINDOW.toNanos()) {
-            throw new DogamaTransportException("client: " + method + " " + path + " was answered stale_request "
-                    + "more than " + STALE_RETRY_WINDOW.toSeconds() + " s after it was sent: it may answer a resend of "
-                    + "a delivery the agent acted on, so the outcome is unknown", null);
+        if (jdkResendsAll && !method.equals("GET") && stale(r)) {
+            throw new DogamaTransportException("client: " + method + " " + path + " was answered stale_request while "
+                    + JDK_RETRIES_ALL_METHODS + " is set: it may answer the JDK's resend of a delivery the agent acted "
+                    + "on, so the outcome is unknown", null);
         }
         return r;
     }
@@ -464,7 +459,6 @@ public final class DogamaClient implements AutoCloseable {
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration createTimeout = DEFAULT_CREATE_TIMEOUT;
-        private java.util.function.LongSupplier ticker = System::nanoTime;
         private boolean retryStale;
 
         private Builder() {
@@ -552,12 +546,6 @@ public final class DogamaClient implements AutoCloseable {
             return this;
         }
 
-        /** Tests only: the source of elapsed nanoseconds ({@link System#nanoTime()}). */
-        Builder ticker(java.util.function.LongSupplier ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
         /**
          * @param timeout time for the whole answer of a create or a replace (default
          *                {@link #DEFAULT_CREATE_TIMEOUT}: the agent may pull the image first)
@@ -570,8 +558,8 @@ public final class DogamaClient implements AutoCloseable {
 
         /**
          * Opt-in: after {@code 401 stale_request} (the timestamp was more than 30 s from the agent's clock, or
-         * before a freshly started agent's start) that came within {@link #STALE_RETRY_WINDOW} of the sending,
-         * re-sign with a new timestamp and nonce and send once more.
+         * before a freshly started agent's start), re-sign with a new timestamp and nonce and send once more
+         * (never a POST, PUT or DELETE while {@link #JDK_RETRIES_ALL_METHODS} is set: see the class's javadoc).
          * Safe for mutations, as the agent never acts on a stale request (it remembers the nonce of one up to 10
          * minutes ahead of its clock, so that it cannot be replayed later).
          * A lasting clock skew still fails: fix the clock. No other answer is ever retried. Default: off.

@@ -105,6 +105,36 @@ class EngineFaultsE2ETest {
         assertEquals(200, e2e.wire().get("/v1/health").status());
     }
 
+    /**
+     * The same through a bind mount: a root that is a folder of its own, the data root mounted onto it. Compared as
+     * paths the two are apart; the agent compares where each is mounted too (a helper's review: the agent answered
+     * check-disk for the engine's own files).
+     */
+    @Test
+    void anAllowedRootThatIsABindOfTheEnginesDataRootIsRefused() throws Exception {
+        Path dataRoot = Path.of(e2e.engine().run("info", "--format", "{{.DockerRootDir}}").strip());
+        Path root = Files.createDirectory(e2e.base().resolve("bound-root"));
+        byte[] kept = Files.readAllBytes(e2e.config());
+        Map<String, Object> c = new TreeMap<>(Json.parse(e2e.config()));
+        c.put("allowedRoots", Map.of("instances", root.toString()));
+        e2e.stopAgent();
+        Engine.command(List.of("mount", "--bind", dataRoot.toString(), root.toString()));
+        try {
+            Files.writeString(e2e.config(), Json.write(c));
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
+            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("refusing to start: allowed root instances (" + root
+                    + ") and the Docker engine's data root " + dataRoot + " are, through their mounts,"),
+                    refused.getMessage());
+        } finally {
+            Engine.command(List.of("umount", root.toString()));
+            Files.write(e2e.config(), kept);
+        }
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
     @Test
     void theEngineGoneAndBackWithoutAnAgentRestart() {
         Plans.Plan a = e2e.plan(e2e.instanceId("gone-a"));

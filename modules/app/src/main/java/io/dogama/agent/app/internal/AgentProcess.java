@@ -129,6 +129,9 @@ final class AgentProcess implements AutoCloseable {
             // root, so the walk to a bind source would pass them: a root holding it would let a plan mount
             // another container's files. The configuration cannot say where it is; the engine does.
             TrustedPath.requireOutsideRoots(config, Map.of(ENGINE_DATA_ROOT, engineDataRoot.get()));
+            // The same wherever each is mounted: a root may be a bind of the data root, or of a folder in it.
+            MountTable.read(MountTable.SELF).requireApartFromEngine(config.allowedRoots(), engineDataRoot.get(),
+                    ENGINE_DATA_ROOT);
             Registry registry = remember(await(registryOpen, opener));
             // Stopped before the registry is closed: the requests in flight at a stop signal end with it open.
             opened.remove(stopServer);

@@ -142,6 +142,11 @@ final class MountTable {
      *                          the other, wherever each is mounted
      */
     void requireApart(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
+        requireApart(roots, own, "change the agent's own files");
+    }
+
+    /** @param could what a container given a bind source in both could do, for the message */
+    private void requireApart(Map<String, Path> roots, Map<String, Path> own, String could) throws StartupException {
         Map<Map.Entry<String, Path>, Place> mine = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, Path> o : own.entrySet()) {
             placeOf(o.getValue()).ifPresent(p -> mine.put(o, p));
@@ -150,8 +155,59 @@ final class MountTable {
             for (Place root : reach(r.getValue())) {
                 for (Map.Entry<Map.Entry<String, Path>, Place> m : mine.entrySet()) {
                     if (root.overlaps(m.getValue())) {
-                        throw apart(r, m.getKey(), root, m.getValue());
+                        throw apart(r, m.getKey(), root, m.getValue(), could);
                     }
+                }
+            }
+        }
+    }
+
+    /**
+     * The engine's data root and the allowed roots, wherever each is mounted. Where the data root is visible here, as
+     * {@link #requireApart} compares the agent's own files, with every file system mounted below it and every folder
+     * of it that is a link (a bigger disk for {@code volumes/} or {@code overlay2/}). Where it is not (the agent in a
+     * container that is not given it), its host path is also compared with the folder of each file system a root
+     * exposes, whatever the device: in the usual layout, the data root on the host's root file system, that folder is
+     * the host path (a root that is a bind of a named volume's folder shows it). A root exposing the top of a file
+     * system ({@code /}) tells nothing this way, and is left to the first comparison.
+     *
+     * @param roots    the allowed roots by name
+     * @param dataRoot the engine's {@code DockerRootDir}, a host path
+     * @param what     its name in messages
+     * @throws StartupException if a root and the data root, or a part of it, hold one another
+     */
+    void requireApartFromEngine(Map<String, Path> roots, Path dataRoot, String what) throws StartupException {
+        Map<String, Path> engine = new java.util.LinkedHashMap<>();
+        engine.put(what, dataRoot);
+        for (Mount m : mounts) {
+            if (m.mountPoint().startsWith(dataRoot) && !m.mountPoint().equals(dataRoot)) {
+                engine.put(what + "'s mount " + m.mountPoint(), m.mountPoint());
+            }
+        }
+        if (Files.isDirectory(dataRoot)) {
+            try (java.nio.file.DirectoryStream<Path> children = Files.newDirectoryStream(dataRoot)) {
+                for (Path child : children) {
+                    if (Files.isSymbolicLink(child)) {
+                        engine.put(what + "'s link " + child, child);
+                    }
+                }
+            } catch (java.nio.file.AccessDeniedException e) {
+                // An agent that is not root on the host may not list it (the engine's is 0710): its links are then
+                // unknown here, and the data root itself is compared below as it is.
+            } catch (IOException e) {
+                throw new StartupException("the " + what + " " + dataRoot + " cannot be listed", e);
+            }
+        }
+        String could = "reach other containers' files";
+        requireApart(roots, engine, could);
+        for (Map.Entry<String, Path> r : roots.entrySet()) {
+            for (Place root : reach(r.getValue())) {
+                Path folder = root.path();
+                if (folder.getNameCount() > 0 && (folder.startsWith(dataRoot) || dataRoot.startsWith(folder))) {
+                    throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") exposes the "
+                            + "folder " + folder + " of its file system (" + root.device() + "), which holds or lies "
+                            + "inside the " + what + " " + dataRoot + ": a container given a bind source there could "
+                            + could, null);
                 }
             }
         }
@@ -179,12 +235,12 @@ final class MountTable {
     }
 
     private static StartupException apart(Map.Entry<String, Path> r, Map.Entry<String, Path> o, Place root,
-            Place mine) {
+            Place mine, String could) {
         return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the "
                 + o.getKey() + " " + o.getValue() + " are, through their mounts, the folders "
                 + root.path() + " and " + mine.path() + " of one file system ("
                 + root.device() + "), one inside the other: a container given a bind source "
-                + "there could change the agent's own files", null);
+                + "there could " + could, null);
     }
 
     private Optional<Place> placeOf(Path p) throws StartupException {

@@ -107,6 +107,40 @@ class MountTableTest {
                 Map.of("data directory", base.resolve("data"))));
     }
 
+    /**
+     * The engine's data root, wherever each is mounted (a helper's review of session 39's first check, which compared
+     * paths only): a root that is a bind of it; a root that a folder of it was moved to by a link; and, where the
+     * data root is not visible (the agent in a container), a root that is a bind of a folder in it on the host.
+     */
+    @Test
+    void aRootThatReachesTheEnginesDataRootIsRefusedWhereverEachIsMounted() throws Exception {
+        Path dataRoot = Files.createDirectories(base.resolve("engine/data"));
+        Path big = Files.createDirectories(base.resolve("big/volumes"));
+        String what = "Docker engine's data root";
+        // A bind of the data root itself onto the root.
+        StartupException bound = assertThrows(StartupException.class, () -> table(
+                "8:1 /disk/engine $B/engine rw,relatime - ext4 /dev/sda1 rw",
+                "8:1 /disk/engine/data $B/instances rw,relatime - ext4 /dev/sda1 rw")
+                .requireApartFromEngine(Map.of("instances", base.resolve("instances")), dataRoot, what));
+        assertTrue(bound.getMessage().contains("reach other containers' files"), bound.getMessage());
+        // A folder of the data root that is a link to a bigger disk, which is the root.
+        Files.createSymbolicLink(dataRoot.resolve("volumes"), big);
+        MountTable plain = table();
+        assertThrows(StartupException.class, () -> plain.requireApartFromEngine(Map.of("big", big), dataRoot, what));
+        assertDoesNotThrow(() -> plain.requireApartFromEngine(Map.of("instances", base.resolve("instances")),
+                dataRoot, what));
+        // Not visible here: the root is, on the host, a named volume's folder in the data root.
+        Path hostRoot = Path.of("/nonexistent-dogama/docker");
+        StartupException hidden = assertThrows(StartupException.class, () -> table(
+                "8:1 /nonexistent-dogama/docker/volumes/games/_data $B/instances rw,relatime - ext4 /dev/sda1 rw")
+                .requireApartFromEngine(Map.of("instances", base.resolve("instances")), hostRoot, what));
+        assertTrue(hidden.getMessage().contains("exposes the folder /nonexistent-dogama/docker/volumes/games/_data"),
+                hidden.getMessage());
+        // A root that exposes the top of another file system tells nothing of the host path: it passes.
+        assertDoesNotThrow(() -> table("8:2 / $B/instances rw,relatime - ext4 /dev/sdb1 rw")
+                .requireApartFromEngine(Map.of("instances", base.resolve("instances")), hostRoot, what));
+    }
+
     /** Sibling folders of one file system, and the same folder names on two file systems, are apart. */
     @Test
     void siblingsAndOtherFileSystemsPass() {

@@ -339,9 +339,10 @@ final class SocketDockerEngine implements DockerEngine {
         String filter = CreateBody.labelFilter(Refs.labelKey(key), Refs.labelValue(value));
         Target t = v().path("containers", "json").query("all", true).query("filters", filter);
         // Streamed as the listing of published ports is, and as large (the containers of every instance may be
-        // listed): what is kept of each is the agent's own, a few hundred characters.
+        // listed, 10,000 at most, and more of the host's with the agent's labels): what is kept of each is the
+        // agent's own, about 600 units, within the listing's byte limit as units.
         List<Tree> listed = streamed("list containers", Request.get(t), 200, false,
-                body -> Tree.readArray(body, limits.maxListingBytes(), Views.SUMMARY, limits.maxBodyBytes()))
+                body -> Tree.readArray(body, limits.maxListingBytes(), Views.SUMMARY, limits.maxListingBytes()))
                 .orElseThrow();
         List<ContainerSummary> out = new ArrayList<>(listed.size());
         for (Tree c : listed) {

@@ -38,9 +38,9 @@ final class Tree {
             .disable(JsonFactory.Feature.CANONICALIZE_FIELD_NAMES).disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
             .build();
     /**
-     * Most an answer read by {@link #read} may keep, in units: a character of each kept name and string, and
-     * {@value #VALUE_UNITS} for each kept value. About 1 MiB of heap: the most every answer being read at once
-     * holds is this times {@link io.dogama.agent.docker.DockerLimits#maxConnections()}.
+     * Most an object answer read by {@link #read} may keep, in units: a character of each kept name and string, and
+     * {@value #VALUE_UNITS} for each kept value; about 1 MiB of heap. A listing ({@link #readArray}) is given its own
+     * budget, for a few hundred units of each of up to tens of thousands of containers.
      */
     static final long MAX_KEPT_UNITS = 256 * 1024;
     /** The units a kept value costs besides its characters (its object, its entry in a map or list). */
