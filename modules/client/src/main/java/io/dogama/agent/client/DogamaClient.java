@@ -112,12 +112,33 @@ public final class DogamaClient implements AutoCloseable {
         this.signer = b.signer;
         this.requestTimeout = b.requestTimeout;
         this.createTimeout = b.createTimeout;
-        this.jdkResendsAll = Boolean.parseBoolean(System.getProperty(JDK_RETRIES_ALL_METHODS, "false"));
+        this.jdkResendsAll = jdkResendsAll();
         this.retryStale = b.retryStale;
         // Never through a proxy the JVM is told of (http.proxyHost, a default ProxySelector): a signed request is
         // sent to the agent only, and an answer is the agent's or a plain transport failure.
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NEVER).proxy(HttpClient.Builder.NO_PROXY).build();
+    }
+
+    /**
+     * Read as the JDK reads it ({@code java.net.http}'s {@code MultiExchange}): the system property, else the
+     * runtime's {@code conf/net.properties}; an empty value counts as true.
+     *
+     * @return whether the JDK's HttpClient resends POST, PUT and DELETE
+     */
+    static boolean jdkResendsAll() {
+        String v = System.getProperty(JDK_RETRIES_ALL_METHODS);
+        if (v == null) {
+            java.util.Properties net = new java.util.Properties();
+            try (java.io.InputStream in = java.nio.file.Files.newInputStream(
+                    java.nio.file.Path.of(System.getProperty("java.home"), "conf", "net.properties"))) {
+                net.load(in);
+            } catch (java.io.IOException | RuntimeException e) {
+                // No such file: the JDK's default, GET and HEAD only.
+            }
+            v = net.getProperty(JDK_RETRIES_ALL_METHODS);
+        }
+        return v != null && (v.isEmpty() || Boolean.parseBoolean(v.strip()));
     }
 
     /** @return a builder; {@link Builder#uri} and a secret are required */

@@ -1,6 +1,7 @@
 package io.dogama.agent.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -334,9 +335,14 @@ class DogamaClientTest {
     @Test
     void aStaleAnswerToAMutationTheJdkMayHaveResentIsAnUnknownOutcome() {
         String before = System.getProperty(DogamaClient.JDK_RETRIES_ALL_METHODS);
-        System.setProperty(DogamaClient.JDK_RETRIES_ALL_METHODS, "true");
         DogamaClient retrying;
         try {
+            // As the JDK reads it: an empty value (a bare -D) is true.
+            System.setProperty(DogamaClient.JDK_RETRIES_ALL_METHODS, "");
+            assertTrue(DogamaClient.jdkResendsAll());
+            System.setProperty(DogamaClient.JDK_RETRIES_ALL_METHODS, "false");
+            assertFalse(DogamaClient.jdkResendsAll());
+            System.setProperty(DogamaClient.JDK_RETRIES_ALL_METHODS, "true");
             retrying = DogamaClient.builder().uri(agent.uri()).secret(SECRET).retryStaleRequests(true).build();
         } finally {
             if (before == null) {

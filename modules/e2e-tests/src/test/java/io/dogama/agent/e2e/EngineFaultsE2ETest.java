@@ -125,8 +125,7 @@ class EngineFaultsE2ETest {
                     () -> e2e.launchWith(RepoLayout.agentLauncher()));
             assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
             assertTrue(refused.getMessage().contains("refusing to start: allowed root instances (" + root
-                    + ") and the Docker engine's data root " + dataRoot + " are, through their mounts,"),
-                    refused.getMessage());
+                    + ") and the Docker engine's data root are, through their mounts,"), refused.getMessage());
         } finally {
             Engine.command(List.of("umount", root.toString()));
             Files.write(e2e.config(), kept);

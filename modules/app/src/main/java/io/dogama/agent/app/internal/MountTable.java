@@ -162,48 +162,71 @@ final class MountTable {
         }
     }
 
+    /** The files the engine bind-mounts into each container from {@code <data root>/containers/<id>/}. */
+    private static final java.util.Set<String> ENGINE_FILES = java.util.Set.of("hostname", "hosts", "resolv.conf");
+    private static final java.util.regex.Pattern ENGINE_FILE_ROOT =
+            java.util.regex.Pattern.compile("^(.*)/containers/[0-9a-f]{64}/(hostname|hosts|resolv\\.conf)$");
+
     /**
-     * The engine's data root and the allowed roots, wherever each is mounted. Where the data root is visible here, as
-     * {@link #requireApart} compares the agent's own files, with every file system mounted below it and every folder
-     * of it that is a link (a bigger disk for {@code volumes/} or {@code overlay2/}). Where it is not (the agent in a
-     * container that is not given it), its host path is also compared with the folder of each file system a root
-     * exposes, whatever the device: in the usual layout, the data root on the host's root file system, that folder is
-     * the host path (a root that is a bind of a named volume's folder shows it). A root exposing the top of a file
-     * system ({@code /}) tells nothing this way, and is left to the first comparison.
+     * The engine's data root and the allowed roots, wherever each is mounted. A root may not hold the data root or
+     * lie inside it, nor lie inside a file system the engine mounted below it (a disk of its own for
+     * {@code volumes/}), nor reach a folder of it that is a link ({@code volumes/}, a volume or its {@code _data}
+     * moved to a bigger disk); a file system below the data root that lies inside a root (a volume bound to a
+     * folder of the root) is the administrator's choice, and passes. The data root is placed where this process
+     * sees it; in a container that is not given it, from the engine's own files of this container
+     * ({@code /etc/hostname}, {@code /etc/hosts} and {@code /etc/resolv.conf} are binds of
+     * {@code <data root>/containers/<id>/...}, so their lines give its device and folder); and failing both, its
+     * host path is compared with the folder of each file system a root exposes (right where the data root lies on
+     * the host's root file system).
      *
      * @param roots    the allowed roots by name
-     * @param dataRoot the engine's {@code DockerRootDir}, a host path
+     * @param dataRoot the engine's {@code DockerRootDir}, a host path without links
      * @param what     its name in messages
-     * @throws StartupException if a root and the data root, or a part of it, hold one another
+     * @throws StartupException if a root reaches the data root, or a part of it
      */
     void requireApartFromEngine(Map<String, Path> roots, Path dataRoot, String what) throws StartupException {
-        Map<String, Path> engine = new java.util.LinkedHashMap<>();
-        engine.put(what, dataRoot);
-        for (Mount m : mounts) {
-            if (m.mountPoint().startsWith(dataRoot) && !m.mountPoint().equals(dataRoot)) {
-                engine.put(what + "'s mount " + m.mountPoint(), m.mountPoint());
-            }
-        }
-        if (Files.isDirectory(dataRoot)) {
-            try (java.nio.file.DirectoryStream<Path> children = Files.newDirectoryStream(dataRoot)) {
-                for (Path child : children) {
-                    if (Files.isSymbolicLink(child)) {
-                        engine.put(what + "'s link " + child, child);
-                    }
-                }
-            } catch (java.nio.file.AccessDeniedException e) {
-                // An agent that is not root on the host may not list it (the engine's is 0710): its links are then
-                // unknown here, and the data root itself is compared below as it is.
-            } catch (IOException e) {
-                throw new StartupException("the " + what + " " + dataRoot + " cannot be listed", e);
-            }
-        }
         String could = "reach other containers' files";
-        requireApart(roots, engine, could);
+        // Whole places, compared both ways: the data root, and where its links lead.
+        Map<String, Place> whole = new java.util.LinkedHashMap<>();
+        // Places only a root inside which is refused: the file systems mounted below the data root. Built from their
+        // lines, never resolved: the agent may not enter the data root (0710), and a mount there is no link.
+        Map<String, Place> inside = new java.util.LinkedHashMap<>();
+        Optional<Place> seen = placeOrNothing(dataRoot);
+        boolean visible = Files.isDirectory(dataRoot);
+        if (visible && seen.isPresent()) {
+            whole.put(what, seen.get());
+        }
+        for (Mount m : mounts) {
+            java.util.regex.Matcher file = ENGINE_FILE_ROOT.matcher(m.root());
+            if (ENGINE_FILES.contains(String.valueOf(m.mountPoint().getFileName())) && m.mountPoint().getNameCount() == 2
+                    && m.mountPoint().startsWith("/etc") && file.matches()) {
+                Path folder = Path.of(file.group(1).isEmpty() ? "/" : file.group(1));
+                whole.put(what + " (from the engine's " + m.mountPoint() + ")", new Place(m.device(), folder));
+            }
+            if (m.mountPoint().startsWith(dataRoot) && !m.mountPoint().equals(dataRoot)) {
+                inside.put(what + "'s mount " + m.mountPoint(), new Place(m.device(), Path.of(m.root())));
+            }
+        }
+        if (visible) {
+            for (Path link : links(dataRoot, what)) {
+                placeOrNothing(link).ifPresent(p -> whole.put(what + "'s link " + link, p));
+            }
+        }
         for (Map.Entry<String, Path> r : roots.entrySet()) {
             for (Place root : reach(r.getValue())) {
+                for (Map.Entry<String, Place> e : whole.entrySet()) {
+                    if (root.overlaps(e.getValue())) {
+                        throw apartFromEngine(r, e.getKey(), root, e.getValue(), could);
+                    }
+                }
+                for (Map.Entry<String, Place> e : inside.entrySet()) {
+                    if (root.device().equals(e.getValue().device()) && root.path().startsWith(e.getValue().path())) {
+                        throw apartFromEngine(r, e.getKey(), root, e.getValue(), could);
+                    }
+                }
                 Path folder = root.path();
-                if (folder.getNameCount() > 0 && (folder.startsWith(dataRoot) || dataRoot.startsWith(folder))) {
+                if (whole.isEmpty() && folder.getNameCount() > 0
+                        && (folder.startsWith(dataRoot) || dataRoot.startsWith(folder))) {
                     throw new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") exposes the "
                             + "folder " + folder + " of its file system (" + root.device() + "), which holds or lies "
                             + "inside the " + what + " " + dataRoot + ": a container given a bind source there could "
@@ -211,6 +234,51 @@ final class MountTable {
                 }
             }
         }
+    }
+
+    /** The links among the data root's folders, its volumes and their {@code _data}: where a bigger disk is put. */
+    private static List<Path> links(Path dataRoot, String what) throws StartupException {
+        List<Path> out = new ArrayList<>();
+        List<Path> look = new ArrayList<>(List.of(dataRoot));
+        for (int depth = 0; depth < 3 && !look.isEmpty(); depth++) {
+            List<Path> next = new ArrayList<>();
+            for (Path dir : look) {
+                try (java.nio.file.DirectoryStream<Path> children = Files.newDirectoryStream(dir)) {
+                    for (Path child : children) {
+                        if (Files.isSymbolicLink(child)) {
+                            out.add(child);
+                        } else if (depth == 0 && child.getFileName().toString().equals("volumes")
+                                || depth == 1 && Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                            next.add(child);
+                        }
+                    }
+                } catch (java.nio.file.AccessDeniedException e) {
+                    // An agent that is not root on the host may not list it (the engine's is 0710): its links are
+                    // unknown here; the data root itself is still placed.
+                } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+                    throw new StartupException("the " + what + " " + dataRoot + " cannot be listed", e);
+                }
+            }
+            look = next;
+        }
+        return out;
+    }
+
+    /** @return where {@code p} lies, resolved as far as this process may; nothing if it may not look at all */
+    private Optional<Place> placeOrNothing(Path p) {
+        try {
+            return place(real(p));
+        } catch (IOException e) {
+            return place(p.toAbsolutePath().normalize());
+        }
+    }
+
+    private static StartupException apartFromEngine(Map.Entry<String, Path> r, String engine, Place root, Place place,
+            String could) {
+        return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the " + engine
+                + " are, through their mounts, the folders " + root.path() + " and " + place.path()
+                + " of one file system (" + root.device() + "), one inside the other: a container given a bind source "
+                + "there could " + could, null);
     }
 
     /**

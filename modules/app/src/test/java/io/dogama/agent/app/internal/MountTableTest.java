@@ -141,6 +141,44 @@ class MountTableTest {
                 .requireApartFromEngine(Map.of("instances", base.resolve("instances")), hostRoot, what));
     }
 
+    /**
+     * In a container that is not given the data root, the engine's own binds of the container's hostname, hosts and
+     * resolv.conf place it exactly, on whatever disk (a helper's review: the host path alone misses a data root on a
+     * disk of its own, as CIS recommends). A file system the engine mounted below the data root refuses a root inside
+     * it, not one it lies inside (a volume bound to a folder of the root is the administrator's choice). And an agent
+     * that may not enter the data root (0710, the agent not root on the host) places what is mounted below it from
+     * the table's lines alone, without resolving them.
+     */
+    @Test
+    void theEnginesOwnFilesPlaceAHiddenDataRootAndItsMountsArePlacedUnresolved() throws Exception {
+        String what = "Docker engine's data root";
+        Path hostRoot = Path.of("/nonexistent-dogama/docker");
+        String id = "a".repeat(64);
+        String engineFiles = "8:17 /containers/" + id + "/hostname /etc/hostname rw - ext4 /dev/sdb1 rw";
+        StartupException e = assertThrows(StartupException.class, () -> table(engineFiles,
+                "8:17 /volumes/games/_data $B/instances rw,relatime - ext4 /dev/sdb1 rw")
+                .requireApartFromEngine(Map.of("instances", base.resolve("instances")), hostRoot, what));
+        assertTrue(e.getMessage().contains("(from the engine's /etc/hostname)"), e.getMessage());
+        assertDoesNotThrow(() -> table(engineFiles, "8:18 /games $B/instances rw - ext4 /dev/sdc1 rw")
+                .requireApartFromEngine(Map.of("instances", base.resolve("instances")), hostRoot, what));
+        // Below a data root this process may not enter: a volumes disk of its own, and a volume bound into the root.
+        Path closed = Files.createDirectories(base.resolve("closed/docker"));
+        Files.setPosixFilePermissions(closed.getParent(), java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        try {
+            MountTable t = table("8:1 " + base + "/instances $B/instances rw - ext4 /dev/sda1 rw",
+                    "8:3 / " + closed + "/volumes rw - ext4 /dev/sdd1 rw",
+                    "8:1 " + base + "/instances/shared " + closed + "/volumes2 rw - ext4 /dev/sda1 rw",
+                    "8:3 /games $B/data rw - ext4 /dev/sdd1 rw");
+            assertThrows(StartupException.class, () -> t.requireApartFromEngine(Map.of("data", base.resolve("data")),
+                    closed, what));
+            assertDoesNotThrow(() -> t.requireApartFromEngine(Map.of("instances", base.resolve("instances")), closed,
+                    what));
+        } finally {
+            Files.setPosixFilePermissions(closed.getParent(),
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
     /** Sibling folders of one file system, and the same folder names on two file systems, are apart. */
     @Test
     void siblingsAndOtherFileSystemsPass() {

@@ -339,10 +339,9 @@ final class SocketDockerEngine implements DockerEngine {
         String filter = CreateBody.labelFilter(Refs.labelKey(key), Refs.labelValue(value));
         Target t = v().path("containers", "json").query("all", true).query("filters", filter);
         // Streamed as the listing of published ports is, and as large (the containers of every instance may be
-        // listed, 10,000 at most, and more of the host's with the agent's labels): what is kept of each is the
-        // agent's own, about 600 units, within the listing's byte limit as units.
+        // listed): what is kept of each is the agent's own, about 600 units (Tree.MAX_LISTING_KEPT_UNITS).
         List<Tree> listed = streamed("list containers", Request.get(t), 200, false,
-                body -> Tree.readArray(body, limits.maxListingBytes(), Views.SUMMARY, limits.maxListingBytes()))
+                body -> Tree.readArray(body, limits.maxListingBytes(), Views.SUMMARY, Tree.MAX_LISTING_KEPT_UNITS))
                 .orElseThrow();
         List<ContainerSummary> out = new ArrayList<>(listed.size());
         for (Tree c : listed) {

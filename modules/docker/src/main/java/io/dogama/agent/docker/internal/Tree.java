@@ -43,6 +43,11 @@ final class Tree {
      * budget, for a few hundred units of each of up to tens of thousands of containers.
      */
     static final long MAX_KEPT_UNITS = 256 * 1024;
+    /**
+     * Most a listing of containers by label may keep: about 600 units each, 10,000 instances (the largest instance
+     * limit) and their prior containers during replaces; about 32 MiB of heap at most, once, at the start's report.
+     */
+    static final long MAX_LISTING_KEPT_UNITS = 8L << 20;
     /** The units a kept value costs besides its characters (its object, its entry in a map or list). */
     static final int VALUE_UNITS = 16;
 
