@@ -166,13 +166,8 @@ public final class DogamaClient implements AutoCloseable {
      * @throws DogamaProtocolException  if the answer is not {@code text/plain}
      */
     public String metrics() {
-        RawResponse r = send("GET", "/v1/metrics", null, requestTimeout, MAX_ANSWER_BYTES);
-        if (retryStale && stale(r)) {
-            r = send("GET", "/v1/metrics", null, requestTimeout, MAX_ANSWER_BYTES);
-        }
-        if (r.status() != 200) {
-            throw new DogamaProblemException("GET", "/v1/metrics", Codec.problem(r.status(), r.body()));
-        }
+        // Checked as every other answer: a redirect is no answer of the agent's, a replayed request an unknown one.
+        RawResponse r = checked("GET", "/v1/metrics", null, Set.of(200), requestTimeout, MAX_ANSWER_BYTES);
         if (!mediaType(r.contentType()).equals(METRICS_MEDIA_TYPE)) {
             throw new DogamaProtocolException("client: GET /v1/metrics answered with media type '" + r.contentType()
                     + "'", null);
@@ -222,8 +217,22 @@ public final class DogamaClient implements AutoCloseable {
      * @throws DogamaProblemException e.g. {@code plan_rejected}, {@code instance_exists}, {@code port_conflict}
      */
     public Instance create(Plan plan) {
-        return call("POST", "/v1/instances", Codec.planMap(plan), Set.of(200, 201), Codec::instance, createTimeout,
+        return createOrFind(plan).instance();
+    }
+
+    /**
+     * As {@link #create}, telling which of its two answers came: after an answer lost on the way, a resend that
+     * finds the instance registered with the same plan digest says so.
+     *
+     * @param plan the plan
+     * @return the instance, and whether this request created it (201) rather than found it (200)
+     * @throws DogamaProblemException as {@link #create}
+     */
+    public Creation createOrFind(Plan plan) {
+        String path = "/v1/instances";
+        RawResponse r = checked("POST", path, Codec.write(Codec.planMap(plan)), Set.of(200, 201), createTimeout,
                 MAX_ANSWER_BYTES);
+        return new Creation(parsed("POST", path, r, Codec::instance), r.status() == 201);
     }
 
     /**
@@ -368,6 +377,19 @@ public final class DogamaClient implements AutoCloseable {
     private <T> T call(String method, String path, Object body, Set<Integer> expected,
             Function<Map<String, Object>, T> read, Duration timeout, int maxAnswerBytes) {
         byte[] bytes = body == null ? null : Codec.write(body);
+        return parsed(method, path, checked(method, path, bytes, expected, timeout, maxAnswerBytes), read);
+    }
+
+    /**
+     * Sends (and, where allowed, resends once after {@code stale_request}), then checks the answer's status.
+     *
+     * @return an answer with one of the {@code expected} statuses
+     * @throws DogamaTransportException after {@code replayed_request}, or a stale answer the JDK may have caused
+     * @throws DogamaProtocolException  for any other status below 400
+     * @throws DogamaProblemException   for a problem
+     */
+    private RawResponse checked(String method, String path, byte[] bytes, Set<Integer> expected, Duration timeout,
+            int maxAnswerBytes) {
         RawResponse r = sendChecked(method, path, bytes, timeout, maxAnswerBytes);
         if (retryStale && stale(r)) {
             // Refused before the nonce was looked at or anything done, and this was the only delivery (sendChecked):
@@ -390,6 +412,11 @@ public final class DogamaClient implements AutoCloseable {
             }
             throw new DogamaProblemException(method, path, Codec.problem(r.status(), r.body()));
         }
+        return r;
+    }
+
+    /** @return the answer's JSON body read by {@code read}; null for 204 */
+    private static <T> T parsed(String method, String path, RawResponse r, Function<Map<String, Object>, T> read) {
         if (r.status() == 204) {
             return null;
         }

@@ -447,4 +447,27 @@ class DogamaClientTest {
         }
         assertEquals(DogamaClient.DEFAULT_CREATE_TIMEOUT, Duration.ofMinutes(12));
     }
+
+    /** A create says which of its two answers came: created (201), or found registered with the same plan (200). */
+    @Test
+    void createOrFindTellsCreatedFromFound() {
+        agent.json(201, INSTANCE).json(200, INSTANCE);
+        Creation first = client.createOrFind(demoPlan());
+        assertTrue(first.created());
+        assertEquals("demo-1", first.instance().instanceId());
+        assertFalse(client.createOrFind(demoPlan()).created());
+    }
+
+    /**
+     * The metrics' answer is checked as every other: a redirect is no answer of the agent's (it was a problem), and
+     * replayed_request is an unknown outcome (a helper's review).
+     */
+    @Test
+    void theMetricsAnswerIsCheckedAsEveryOther() {
+        agent.answer(302, "text/plain", "").problem(401, "replayed_request")
+                .answer(200, "text/plain; version=0.0.4", "dogama_up 1\n");
+        assertThrows(DogamaProtocolException.class, () -> client.metrics());
+        assertThrows(DogamaTransportException.class, () -> client.metrics());
+        assertEquals("dogama_up 1\n", client.metrics());
+    }
 }
