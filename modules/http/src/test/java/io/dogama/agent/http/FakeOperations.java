@@ -48,6 +48,19 @@ final class FakeOperations implements AgentOperations {
         bodies.clear();
     }
 
+    /** @return true once {@code gate} (if set) is opened within 30 s: a slow Docker call that ends */
+    private static boolean passed(java.util.concurrent.CountDownLatch gate) {
+        if (gate == null) {
+            return true;
+        }
+        try {
+            return gate.await(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     private void record(String call) {
         calls.add(call);
         if (explode) {
@@ -58,16 +71,8 @@ final class FakeOperations implements AgentOperations {
     @Override
     public Outcome<Health> health(long arrivedNanos) {
         record("health");
-        java.util.concurrent.CountDownLatch gate = healthGate;
-        if (gate != null) {
-            try {
-                if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                    return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
-            }
+        if (!passed(healthGate)) {
+            return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
         }
         return dockerUp ? Outcome.ok(Health.OK) : Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
     }
@@ -171,14 +176,9 @@ final class FakeOperations implements AgentOperations {
         java.util.concurrent.CountDownLatch gate = stopGate;
         if (gate != null) {
             stopsWaiting.incrementAndGet();
-            try {
-                if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                    return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
-            }
+        }
+        if (!passed(gate)) {
+            return Outcome.failed(ProblemCode.DOCKER_UNAVAILABLE);
         }
         synchronized (this) {
             record("stop " + instanceId + " " + timeoutSeconds);

@@ -54,7 +54,7 @@ final class AgentProcess implements AutoCloseable {
     /** The engine's data root, by its name in messages. */
     static final String ENGINE_DATA_ROOT = "Docker engine's data root";
 
-    private AgentProcess(AdminConfig config, Clock clock, Timings timings) throws StartupException {
+    private AgentProcess(AdminConfig config, MountTable mounts, Clock clock, Timings timings) throws StartupException {
         long t0 = System.nanoTime();
         TrustedPath.requireFile("secret file", config.secretFile());
         // The socket itself is the engine's (group-writable by design); whoever could replace it would be
@@ -130,7 +130,7 @@ final class AgentProcess implements AutoCloseable {
             // another container's files. The configuration cannot say where it is; the engine does.
             TrustedPath.requireOutsideRoots(config, Map.of(ENGINE_DATA_ROOT, engineDataRoot.get()));
             // The same wherever each is mounted: a root may be a bind of the data root, or of a folder in it.
-            MountTable.read(MountTable.SELF).requireApartFromEngine(config.allowedRoots(), engineDataRoot.get(),
+            mounts.requireApartFromEngine(config.allowedRoots(), engineDataRoot.get(),
                     ENGINE_DATA_ROOT);
             Registry registry = remember(await(registryOpen, opener));
             // Stopped before the registry is closed: the requests in flight at a stop signal end with it open.
@@ -243,9 +243,11 @@ final class AgentProcess implements AutoCloseable {
         TrustedPath.requireOutsideRoots(config, own);
         // The same, wherever each is mounted (in a container the agent's files are bind mounts of host folders),
         // for every file and folder of the agent's: the configuration's rules compare the others' paths only.
-        MountTable.read(MountTable.SELF).requireApart(config.allowedRoots(), everythingOwn(config, own));
+        // Read once: the engine's data root is compared with it too, once the engine has said where that is.
+        MountTable mounts = MountTable.read(MountTable.SELF);
+        mounts.requireApart(config.allowedRoots(), everythingOwn(config, own));
         timings.took("mounts", t);
-        return new AgentProcess(config, clock, timings);
+        return new AgentProcess(config, mounts, clock, timings);
     }
 
     /**

@@ -142,11 +142,6 @@ final class MountTable {
      *                          the other, wherever each is mounted
      */
     void requireApart(Map<String, Path> roots, Map<String, Path> own) throws StartupException {
-        requireApart(roots, own, "change the agent's own files");
-    }
-
-    /** @param could what a container given a bind source in both could do, for the message */
-    private void requireApart(Map<String, Path> roots, Map<String, Path> own, String could) throws StartupException {
         Map<Map.Entry<String, Path>, Place> mine = new java.util.LinkedHashMap<>();
         for (Map.Entry<String, Path> o : own.entrySet()) {
             placeOf(o.getValue()).ifPresent(p -> mine.put(o, p));
@@ -155,7 +150,8 @@ final class MountTable {
             for (Place root : reach(r.getValue())) {
                 for (Map.Entry<Map.Entry<String, Path>, Place> m : mine.entrySet()) {
                     if (root.overlaps(m.getValue())) {
-                        throw apart(r, m.getKey(), root, m.getValue(), could);
+                        throw apart(r, "the " + m.getKey().getKey() + " " + m.getKey().getValue(), root,
+                                m.getValue(), "change the agent's own files");
                     }
                 }
             }
@@ -216,12 +212,12 @@ final class MountTable {
             for (Place root : reach(r.getValue())) {
                 for (Map.Entry<String, Place> e : whole.entrySet()) {
                     if (root.overlaps(e.getValue())) {
-                        throw apartFromEngine(r, e.getKey(), root, e.getValue(), could);
+                        throw apart(r, "the " + e.getKey(), root, e.getValue(), could);
                     }
                 }
                 for (Map.Entry<String, Place> e : inside.entrySet()) {
                     if (root.device().equals(e.getValue().device()) && root.path().startsWith(e.getValue().path())) {
-                        throw apartFromEngine(r, e.getKey(), root, e.getValue(), could);
+                        throw apart(r, "the " + e.getKey(), root, e.getValue(), could);
                     }
                 }
                 Path folder = root.path();
@@ -273,14 +269,6 @@ final class MountTable {
         }
     }
 
-    private static StartupException apartFromEngine(Map.Entry<String, Path> r, String engine, Place root, Place place,
-            String could) {
-        return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the " + engine
-                + " are, through their mounts, the folders " + root.path() + " and " + place.path()
-                + " of one file system (" + root.device() + "), one inside the other: a container given a bind source "
-                + "there could " + could, null);
-    }
-
     /**
      * Every place a bind of {@code root} exposes: the folder it lies in, and every file system mounted below it
      * (the engine binds recursively, so a container given the root sees those too).
@@ -302,12 +290,15 @@ final class MountTable {
         return places;
     }
 
-    private static StartupException apart(Map.Entry<String, Path> r, Map.Entry<String, Path> o, Place root,
-            Place mine, String could) {
-        return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and the "
-                + o.getKey() + " " + o.getValue() + " are, through their mounts, the folders "
-                + root.path() + " and " + mine.path() + " of one file system ("
-                + root.device() + "), one inside the other: a container given a bind source "
+    /**
+     * @param other the other path by its name in messages, e.g. "the config file /etc/x.json"
+     * @param could what a container given a bind source there could do
+     */
+    private static StartupException apart(Map.Entry<String, Path> r, String other, Place root, Place mine,
+            String could) {
+        return new StartupException("allowed root " + r.getKey() + " (" + r.getValue() + ") and " + other
+                + " are, through their mounts, the folders " + root.path() + " and " + mine.path()
+                + " of one file system (" + root.device() + "), one inside the other: a container given a bind source "
                 + "there could " + could, null);
     }
 
