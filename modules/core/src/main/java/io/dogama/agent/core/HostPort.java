@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * A host-side port binding: address, port and protocol. Used for occupancy checks.
  *
- * @param hostIp   literal IP address
+ * @param hostIp   literal IP address, kept in its {@linkplain IpLiteral#canonical canonical form} (the engine's own
+ *                 text of an address it publishes may be another spelling), or empty for the engine's unset address
  * @param hostPort 1..65535
  * @param protocol tcp or udp
  */
@@ -14,6 +15,7 @@ public record HostPort(String hostIp, int hostPort, Protocol protocol) {
     public HostPort {
         Objects.requireNonNull(hostIp, "hostIp");
         Objects.requireNonNull(protocol, "protocol");
+        hostIp = IpLiteral.canonical(hostIp).orElse(hostIp);
         if (hostPort < 1 || hostPort > 65535) {
             throw new IllegalArgumentException("core: host port out of range");
         }
@@ -30,10 +32,6 @@ public record HostPort(String hostIp, int hostPort, Protocol protocol) {
         if (hostPort != other.hostPort || protocol != other.protocol) {
             return false;
         }
-        return hostIp.equals(other.hostIp) || isWildcard(hostIp) || isWildcard(other.hostIp);
-    }
-
-    private static boolean isWildcard(String ip) {
-        return "0.0.0.0".equals(ip) || "::".equals(ip) || ip.isEmpty();
+        return hostIp.equals(other.hostIp) || IpLiteral.isWildcard(hostIp) || IpLiteral.isWildcard(other.hostIp);
     }
 }

@@ -262,6 +262,11 @@ class RoutingOverHttpTest {
                 "{\"bindings\":[{\"hostIp\":\"example.org\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
                 "{\"bindings\":[{\"hostIp\":\"010.0.0.1\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
                 "{\"bindings\":[{\"hostIp\":\"1.2.3\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
+                // another spelling of an address the engine publishes under its canonical one: the answer would
+                // speak of an address the caller did not name, or compare it as another
+                "{\"bindings\":[{\"hostIp\":\"0:0:0:0:0:0:0:1\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
+                "{\"bindings\":[{\"hostIp\":\"::ffff:127.0.0.1\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
+                "{\"bindings\":[{\"hostIp\":\"::FFFF:7F00:1\",\"hostPort\":1,\"protocol\":\"tcp\"}]}",
                 "{\"bindings\":[{\"hostIp\":\"0.0.0.0\",\"hostPort\":0,\"protocol\":\"tcp\"}]}",
                 "{\"bindings\":[{\"hostIp\":\"0.0.0.0\",\"hostPort\":65536,\"protocol\":\"tcp\"}]}",
                 "{\"bindings\":[{\"hostIp\":\"0.0.0.0\",\"hostPort\":1,\"protocol\":\"TCP\"}]}",

@@ -106,6 +106,8 @@ public record AdminConfig(
                 }
             }
         }
+        AdminConfigReader.listenPortProblems(listen.port(), hostPorts.min(), hostPorts.max())
+                .forEach(problem -> problems.add("hostPorts: " + problem));
         if (!customLabelPrefixes.isEmpty()) {
             problems.addAll(LabelKeys.prefixProblems(customLabelPrefixes));
         }

@@ -196,6 +196,13 @@ class AdminConfigTest {
             assertRefused("hostIps[0]: not_ip_literal", c -> c.put("hostIps", list(ip)));
         }
         assertRefused("hostIps: empty", c -> c.put("hostIps", list()));
+        // A plan's hostIp is compared with these as written: another spelling of an address would be a second
+        // address to the port rules, and two instances could claim one host port.
+        assertRefused("hostIps[0]: not_canonical_ip (write ::)", c -> c.put("hostIps", list("0:0:0:0:0:0:0:0")));
+        assertRefused("hostIps[1]: not_canonical_ip (write 127.0.0.1)",
+                c -> c.put("hostIps", list("127.0.0.1", "::ffff:127.0.0.1")));
+        assertRefused("hostIps[0]: not_canonical_ip (write fd00::1)", c -> c.put("hostIps", list("FD00::1")));
+        assertRefused("hostIps[0]: not_canonical_ip (write ::)", c -> c.put("hostIps", list("::0")));
         assertRefused("listen.host: not_ip_literal", c -> sub(c, "listen").put("host", "example.com"));
         Map<String, Object> config = f.configMap();
         config.put("hostIps", list("::", "::1", "192.168.1.10"));
@@ -203,11 +210,17 @@ class AdminConfigTest {
     }
 
     @Test
-    void portsAndLimitsAreInRange() {
+    void portsAndLimitsAreInRange() throws PolicyException {
         assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 40000, "max", 20000)));
         assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 0, "max", 20000)));
         assertRefused("hostPorts: invalid_range", c -> c.put("hostPorts", map("min", 1, "max", 65536)));
         assertRefused("listen.port: port_out_of_range", c -> sub(c, "listen").put("port", 0));
+        // A plan could publish the agent's own port: a container started before the agent would take its requests.
+        assertRefused("hostPorts: contains_listen_port", c -> c.put("hostPorts", map("min", 8000, "max", 8480)));
+        assertRefused("hostPorts: contains_listen_port", c -> c.put("hostPorts", map("min", 8480, "max", 8480)));
+        Map<String, Object> below = f.configMap();
+        below.put("hostPorts", map("min", 8000, "max", 8479));
+        assertEquals(8479, AdminConfig.parse(json(below)).hostPorts().max());
         assertRefused("limits.memoryBytes: out_of_range", c -> sub(c, "limits").put("memoryBytes", 0));
         assertRefused("limits.pidsLimit: out_of_range", c -> sub(c, "limits").put("pidsLimit", -1));
         assertRefused("limits.instances: out_of_range", c -> sub(c, "limits").put("instances", 10001));

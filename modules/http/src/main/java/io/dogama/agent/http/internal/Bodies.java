@@ -1,16 +1,15 @@
 package io.dogama.agent.http.internal;
 
 import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.IpLiteral;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.core.Protocol;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * The closed request schemas of the small routes. An unknown field, a missing required one, a
@@ -26,10 +25,6 @@ final class Bodies {
     static final int MAX_DISK_PATHS = 16;
     /** check-ports accepts 1 to 64 bindings. */
     static final int MAX_PORT_BINDINGS = 64;
-
-    private static final Pattern IPV4 =
-            Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}");
-    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
     private Bodies() {
     }
@@ -94,31 +89,12 @@ final class Bodies {
             Map<String, Object> b = binding.get();
             Integer port = intIn(b.get("hostPort"), 1, 65535);
             Optional<Protocol> protocol = b.get("protocol") instanceof String s ? Protocol.parse(s) : Optional.empty();
-            if (!(b.get("hostIp") instanceof String ip) || !isIpLiteral(ip) || port == null || protocol.isEmpty()) {
+            if (!(b.get("hostIp") instanceof String ip) || !IpLiteral.isCanonical(ip) || port == null || protocol.isEmpty()) {
                 return malformed();
             }
             bindings.add(new HostPort(ip, port, protocol.get()));
         }
         return Outcome.ok(List.copyOf(bindings));
-    }
-
-    /**
-     * A literal IPv4 address in dotted-decimal form without leading zeros, or an IPv6 literal without
-     * brackets or zone. Never a host name, and never a DNS look-up.
-     */
-    static boolean isIpLiteral(String ip) {
-        if (IPV4.matcher(ip).matches()) {
-            return true;
-        }
-        if (!ip.contains(":") || !IPV6_CHARS.matcher(ip).matches()) {
-            return false;
-        }
-        try {
-            InetAddress.ofLiteral(ip);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     private static Optional<Map<String, Object>> object(byte[] body, Set<String> allowed, Set<String> required) {

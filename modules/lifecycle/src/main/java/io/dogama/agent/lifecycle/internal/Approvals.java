@@ -1,6 +1,7 @@
 package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.IpLiteral;
 import io.dogama.agent.core.Ids;
 import io.dogama.agent.core.Labels;
 import io.dogama.agent.core.Outcome;
@@ -253,11 +254,8 @@ final class Approvals {
         if (published.hostPort() != own.hostPort() || published.protocol() != own.protocol()) {
             return false;
         }
-        return published.hostIp().equals(own.hostIp()) || (wildcard(published.hostIp()) && wildcard(own.hostIp()));
-    }
-
-    private static boolean wildcard(String ip) {
-        return ip.isEmpty() || "0.0.0.0".equals(ip) || "::".equals(ip);
+        return published.hostIp().equals(own.hostIp())
+                || (IpLiteral.isWildcard(published.hostIp()) && IpLiteral.isWildcard(own.hostIp()));
     }
 
     /**

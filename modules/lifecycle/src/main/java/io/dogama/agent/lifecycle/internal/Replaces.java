@@ -383,6 +383,12 @@ final class Replaces {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             mounts.revalidateMounts(np.canonicalPlan(), m.info());
+            if (m.info().state().running()) {
+                // The replace asked for its stop, and the engine goes on with a stop its caller left (a crash, a
+                // call that timed out): a start now would be a no-op the stop's kill then undoes, leaving an exited
+                // container the record calls running. A stop of its own returns only once the container is down.
+                docker.stopContainer(m.info().id(), Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+            }
             docker.startContainer(m.info().id());
         }
 

@@ -19,9 +19,16 @@ import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.registry.InstanceRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -238,6 +245,59 @@ class FaultTest {
             assertFinal(target);
         }
         h.assertKept(src, "data");
+    }
+
+    /**
+     * A replace that crashes while the engine stops its old container leaves that stop to the engine, which kills the
+     * container when the stop's timeout ends. The start-up's rollback must not take the container's "running" for a
+     * state a start restores (a no-op then, undone by the kill): it waits the stop out and starts the container again.
+     */
+    @org.junit.jupiter.api.Test
+    void aRollbackWaitsOutAStopTheEngineGoesOnWithAfterACrash() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        String old = h.requireRecord(id).containerId().orElseThrow();
+        long since = Instant.now().getEpochSecond() - 1;
+        CompletableFuture<Harness.Result> stop = new CompletableFuture<>();
+        h.faults.current = new Harness.Script().on(Step.REPLACE_STOP_OLD, step -> {
+            // Its processes stopped, the container sits the SIGTERM out: the engine kills it when the stop times out.
+            h.cli("kill", "--signal", "STOP", old);
+            Thread.ofPlatform().start(() -> stop.complete(h.tryCli("stop", "--time", "3", old)));
+            awaitSigterm(old, since);
+            throw new Harness.Halt(step);
+        });
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        h.restartAgent();
+        assertEquals(0, stop.get(60, TimeUnit.SECONDS).exit(), "the crashed replace's stop");
+        assertRestored();
+        h.assertKept(src, "data");
+    }
+
+    /** Waits until the engine has sent {@code container} a stop's SIGTERM (its event), for at most 30 s. */
+    private static void awaitSigterm(String container, long since) {
+        ProcessBuilder pb = new ProcessBuilder(Harness.cliPath(), "events", "--since", Long.toString(since),
+                "--filter", "container=" + container, "--filter", "event=kill",
+                "--format", "{{.Actor.Attributes.signal}}").redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("DOCKER_HOST", "unix://" + Harness.socket());
+        Process events;
+        try {
+            events = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run docker events", e);
+        }
+        try {
+            // Read on a thread of its own: the wait is bounded, and the process's end ends the read.
+            CompletableFuture<Boolean> sent = CompletableFuture.supplyAsync(
+                    () -> events.inputReader().lines().anyMatch("15"::equals), r -> Thread.ofPlatform().daemon().start(r));
+            assertTrue(sent.get(30, TimeUnit.SECONDS), "the engine never sent the stop's SIGTERM");
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("no SIGTERM event within 30 s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } finally {
+            events.destroyForcibly();
+        }
     }
 
     /** The end state after the new agent reconciled. */

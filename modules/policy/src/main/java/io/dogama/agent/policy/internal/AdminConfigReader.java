@@ -3,6 +3,7 @@ package io.dogama.agent.policy.internal;
 import static io.dogama.agent.policy.internal.Fields.Presence.OPTIONAL;
 import static io.dogama.agent.policy.internal.Fields.Presence.REQUIRED;
 
+import io.dogama.agent.core.IpLiteral;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.PolicyException;
@@ -78,6 +79,8 @@ public final class AdminConfigReader {
         Long max = range == null ? null : range.integer("max", REQUIRED);
         if (min != null && max != null && (min < 1 || max > 65535 || min > max)) {
             v.add(new Violation("hostPorts", "invalid_range"));
+        } else if (min != null && max != null && port != null) {
+            listenPortProblems(port, min, max).forEach(problem -> v.add(new Violation("hostPorts", problem)));
         }
         Fields limits = f.object("limits", REQUIRED, LIMIT_FIELDS);
         Long memory = positive(limits, "memoryBytes", Long.MAX_VALUE, v);
@@ -143,6 +146,17 @@ public final class AdminConfigReader {
                 configuredRoots, networks, hostIps, new AdminConfig.PortRange(min.intValue(), max.intValue()),
                 new AdminConfig.Limits(memory, cpus, pids, instances.intValue()), allowRoot,
                 prefixes == null ? List.of() : prefixes, metricsFile, auditConfig);
+    }
+
+    /**
+     * A host port range that holds the agent's own port would let a plan publish it: on a host where the agent
+     * listens, a container the engine starts before the agent would take its requests (with the engine's userland
+     * proxy off, its rules redirect the port even while the agent holds it).
+     *
+     * @return the rule broken, if any
+     */
+    public static List<String> listenPortProblems(long listenPort, long min, long max) {
+        return min <= listenPort && listenPort <= max ? List.of("contains_listen_port") : List.of();
     }
 
     /**
@@ -249,7 +263,7 @@ public final class AdminConfigReader {
     /**
      * The rules shared by the parser and the record's constructor: literal listen host, absolute clean paths, roots that are
      * not {@code /}, neither contain nor lie inside the Docker socket's folder, the data directory or
-     * another root, and do not contain the secret file, approvable network names, literal host IPs. Paths
+     * another root, and do not contain the secret file, approvable network names, host IPs as canonical literals. Paths
      * are compared in their best-effort real form ({@link PathRules#resolveExisting}).
      *
      * @return every problem as {@code field: rule}
@@ -257,7 +271,7 @@ public final class AdminConfigReader {
     public static List<String> shapeProblems(String listenHost, Path socket, Path secret, Path dataDir,
             Map<String, Path> roots, List<String> networks, List<String> hostIps) {
         List<String> p = new ArrayList<>();
-        if (!Names.isIpLiteral(listenHost)) {
+        if (IpLiteral.canonical(listenHost).isEmpty()) {
             p.add("listen.host: not_ip_literal");
         }
         for (var e : Map.of("dockerSocket", socket, "secretFile", secret, "dataDir", dataDir).entrySet()) {
@@ -321,8 +335,12 @@ public final class AdminConfigReader {
         }
         Set<String> ips = new HashSet<>();
         for (int i = 0; i < hostIps.size(); i++) {
-            if (!Names.isIpLiteral(hostIps.get(i))) {
+            Optional<String> canonical = IpLiteral.canonical(hostIps.get(i));
+            if (canonical.isEmpty()) {
                 p.add("hostIps[" + i + "]: not_ip_literal");
+            } else if (!canonical.get().equals(hostIps.get(i))) {
+                // Compared as written (a plan's hostIp must be one of these), so one spelling per address.
+                p.add("hostIps[" + i + "]: not_canonical_ip (write " + canonical.get() + ")");
             } else if (!ips.add(hostIps.get(i))) {
                 p.add("hostIps[" + i + "]: duplicate");
             }

@@ -1,11 +1,10 @@
 package io.dogama.agent.policy.internal;
 
-import java.net.Inet6Address;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Syntax of the names the policy compares: networks, image references, IP literals, roots. */
+/** Syntax of the names the policy compares: networks, image references, roots (IP literals: {@code IpLiteral}). */
 public final class Names {
     /** Docker network names the administrator may approve (no colon, so never {@code container:*}). */
     public static final Pattern NETWORK = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -21,9 +20,6 @@ public final class Names {
             "(?:(?:localhost|" + LABEL + "(?:\\." + LABEL + ")+|" + LABEL + "(?:\\." + LABEL + ")*:[0-9]{1,5})/)?"
                     + COMPONENT + "(?:/" + COMPONENT + ")*"
                     + "(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?");
-    private static final Pattern IPV4 = Pattern.compile(
-            "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}");
-    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
     private static final Set<String> FORBIDDEN_NETWORKS = Set.of("host", "none", "bridge", "default");
     /**
      * What the engine may take for the start of a network ID (lower-case hex, as its IDs are): it answers
@@ -46,25 +42,6 @@ public final class Names {
         String n = name.toLowerCase(Locale.ROOT);
         return FORBIDDEN_NETWORKS.contains(n) || n.startsWith("container:") || n.contains(":")
                 || ID_PREFIX.matcher(name).matches();
-    }
-
-    /**
-     * @param s candidate
-     * @return true for a strict dotted-quad IPv4 or an IPv6 literal without zone or brackets
-     */
-    public static boolean isIpLiteral(String s) {
-        if (IPV4.matcher(s).matches()) {
-            return true;
-        }
-        if (!s.contains(":") || !IPV6_CHARS.matcher(s).matches()) {
-            return false;
-        }
-        try {
-            Inet6Address.ofLiteral(s);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     /**
