@@ -1,6 +1,7 @@
 package io.dogama.agent.core;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -23,6 +24,41 @@ public final class RegularFiles {
 
         NotRegular(Path file, String what) {
             super(file + " is " + what + ", not a regular file; move it aside");
+        }
+    }
+
+    /** A file read whole holds more than its limit. */
+    public static final class TooLarge extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge(Path file, int max) {
+            super(file + " is larger than " + max + " bytes");
+        }
+    }
+
+    /**
+     * Reads a file an operator names (a configuration, a plan), through links, as the shell would: but only a
+     * regular file, and only up to its limit. A FIFO would block the read until a writer comes, and a device such as
+     * {@code /dev/zero} would never end it; neither has a size to check first.
+     *
+     * @param file the file
+     * @param max  most bytes it may hold
+     * @return its bytes
+     * @throws NotRegular  if it is a folder, a FIFO, a socket or a device
+     * @throws TooLarge    if it holds more than {@code max} bytes
+     * @throws IOException if it cannot be read
+     */
+    public static byte[] readAtMost(Path file, int max) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        if (!a.isRegularFile()) {
+            throw new NotRegular(file, a.isDirectory() ? "a folder" : "a FIFO, a socket or a device");
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] b = in.readNBytes(max + 1);
+            if (b.length > max) {
+                throw new TooLarge(file, max);
+            }
+            return b;
         }
     }
 

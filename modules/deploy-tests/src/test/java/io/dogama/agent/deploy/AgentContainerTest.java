@@ -52,7 +52,7 @@ import org.testcontainers.utility.DockerImageName;
  */
 @Timeout(value = 15, unit = TimeUnit.MINUTES)
 class AgentContainerTest {
-    static final long PIDS_LIMIT = 64;
+    static final long PIDS_LIMIT = ComposeTest.PIDS_LIMIT;
     static final long MEMORY_BYTES = 256L << 20;
     /** How often Docker runs the image's health command here (the image's own interval is 30 s). */
     static final Duration HEALTH_INTERVAL = Duration.ofSeconds(1);

@@ -29,7 +29,7 @@ class ComposeTest {
     static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(5);
     static final Duration HEALTHY_TIMEOUT = Duration.ofMinutes(2);
     /** compose.yaml's pids_limit. */
-    static final long PIDS_LIMIT = 64;
+    static final long PIDS_LIMIT = 128;
 
     @Test
     void upIsHealthyHardenedAndDownRemovesEverything() throws Exception {

@@ -123,6 +123,7 @@ class ImageTest {
         for (String a : engine.client.inspectImageCmd(image.id()).exec().getConfig().getEntrypoint()) {
             if (a.equals("-m")) {
                 cmd.add("-XX:+PrintFlagsFinal");
+                cmd.add("-XshowSettings:properties");
             }
             cmd.add(a);
         }
@@ -144,6 +145,15 @@ class ImageTest {
             String flag = out.toString().lines().filter(l -> l.contains(" ExitOnOutOfMemoryError ")).findFirst()
                     .orElseThrow(() -> new AssertionError("no ExitOnOutOfMemoryError in " + out));
             assertTrue(flag.matches("\\s*bool ExitOnOutOfMemoryError\\s+= true\\s+\\{product\\} \\{jimage\\}\\s*"), flag);
+            // The image's LANG=C.UTF-8 needs glibc's C.utf8 locale files: without them the JVM names files in ASCII,
+            // and every bind source or check-disk path with another character is refused (a review found it so).
+            assertTrue(out.toString().lines().anyMatch(l -> l.strip().equals("sun.jnu.encoding = UTF-8")),
+                    () -> "file names are not read as UTF-8: " + out.toString().lines()
+                            .filter(l -> l.contains("sun.jnu.encoding")).toList());
+            // A core dump would hold the secret, the keys and plans' env values.
+            String core = out.toString().lines().filter(l -> l.contains(" CreateCoredumpOnCrash ")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no CreateCoredumpOnCrash in " + out));
+            assertTrue(core.matches("\\s*bool CreateCoredumpOnCrash\\s+= false\\s+\\{product\\} \\{jimage\\}\\s*"), core);
         } finally {
             engine.client.removeContainerCmd(id).withForce(true).exec();
         }

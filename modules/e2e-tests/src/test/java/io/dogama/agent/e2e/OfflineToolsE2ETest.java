@@ -94,6 +94,24 @@ class OfflineToolsE2ETest {
         assertEquals(2, tool("digest", e2e.base().resolve("none.json").toString()).exit());
     }
 
+    /**
+     * A file the tools are named that is no regular file: {@code /dev/zero} has no size to check and no end (the digest
+     * ran out of heap, exit 3), and a FIFO blocks the read until a writer comes (the tool hung).
+     */
+    @Test
+    void filesThatAreNoRegularFilesAreRefusedAtOnce() throws Exception {
+        Run zero = tool("digest", "/dev/zero");
+        assertEquals(2, zero.exit(), zero::toString);
+        assertTrue(zero.err().contains("cannot read the plan file"), zero::toString);
+        Path fifo = e2e.base().resolve("plan.fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        Run plan = tool("validate", "--config", e2e.config().toString(), fifo.toString());
+        assertEquals(2, plan.exit(), plan::toString);
+        Run config = tool("validate", "--config", fifo.toString(), file("any.json", "{}").toString());
+        assertEquals(2, config.exit(), config::toString);
+        assertTrue(config.err().contains("cannot read config file"), config::toString);
+    }
+
     @Test
     void digestReproducesTheSharedVectorAndTheAgent() throws Exception {
         Map<String, Object> vector = Json.parse(RepoLayout.sharedVector("plan-digest-v1.json"));

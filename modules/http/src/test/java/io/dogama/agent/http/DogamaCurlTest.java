@@ -118,6 +118,47 @@ class DogamaCurlTest {
         }
     }
 
+    /**
+     * Any local user can read a process's arguments and environment (/proc/PID/cmdline, ps): the key, in any form,
+     * and the body (a plan's env values) reach the tools the script runs on stdin only. openssl's HMAC took the key
+     * as an argument; curl took the body as one, read ~/.curlrc, and sent through whatever proxy http_proxy named.
+     * Every tool the script runs is replaced by a wrapper that writes down its arguments and environment.
+     */
+    @Test
+    void neitherTheKeyNorTheBodyIsEverAnArgumentAndNoProxySeesTheRequest() throws Exception {
+        Path shims = Files.createDirectory(dir.resolve("shims"));
+        Path seen = dir.resolve("seen");
+        for (String tool : List.of("openssl", "curl", "od", "tr", "sed", "date")) {
+            Process which = new ProcessBuilder("bash", "-c", "command -v " + tool).start();
+            String real = new String(which.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertEquals(0, which.waitFor(), tool);
+            Path shim = shims.resolve(tool);
+            Files.writeString(shim, "#!/bin/bash\n{ printf '%s ' \"$0\" \"$@\"; env; } >> '" + seen + "'\nexec '" + real
+                    + "' \"$@\"\n");
+            Files.setPosixFilePermissions(shim, PosixFilePermissions.fromString("rwx------"));
+        }
+        byte[] key = java.util.Base64.getUrlDecoder().decode(Signing.SECRET_LINE);
+        String body = "{\"instanceId\":\"mc-0001\",\"env\":{\"GREETING\":\"kept-off-argv\"}}";
+        try (ServerFixture f = liveServer()) {
+            Path secret = secretFile(Signing.SECRET_LINE + "\n");
+            Run r = run(Map.of("DOGAMA_SECRET_FILE", secret.toString(), "DOGAMA_URL", "http://127.0.0.1:" + f.port,
+                    "PATH", shims + ":" + System.getenv("PATH"), "http_proxy", "http://127.0.0.1:1",
+                    "HOME", dir.toString()), "POST", "/v1/instances", body);
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(List.of("create"), f.ops.calls, "sent to the agent, past the proxy setting");
+        }
+        String log = Files.readString(seen);
+        assertTrue(log.contains("curl -q ") && log.contains(" --noproxy * "), log);
+        String hex = java.util.HexFormat.of().formatHex(key);
+        for (String form : List.of(hex, hex.toUpperCase(java.util.Locale.ROOT), Signing.SECRET_LINE,
+                java.util.Base64.getEncoder().encodeToString(key))) {
+            for (int i = 0; i + 16 <= form.length(); i++) {
+                assertTrue(!log.contains(form.substring(i, i + 16)), "the key reached a tool's arguments: " + form);
+            }
+        }
+        assertTrue(!log.contains("kept-off-argv"), "the body reached a tool's arguments");
+    }
+
     @Test
     void errorStatusExitsNonZeroAndStillPrintsTheProblem() throws Exception {
         try (ServerFixture f = liveServer()) {

@@ -254,6 +254,8 @@ class CatalogTest {
         assertRefused("resources.memoryBytes: invalid_bounds", t -> sub(sub(t, "resources"), "memoryBytes")
                 .put("min", 1024));
         assertRefused("resources.nanoCpus: invalid_bounds", t -> sub(sub(t, "resources"), "nanoCpus").put("min", 0));
+        assertRefused("resources.nanoCpus: invalid_bounds",
+                t -> sub(sub(t, "resources"), "nanoCpus").put("min", 9_999_999));
         assertRefused("resources.memoryBytes: missing_field", t -> sub(t, "resources").remove("memoryBytes"));
     }
 

@@ -948,7 +948,12 @@ class PlanPolicyTest {
                     "org.label-schema.name", "traefik.http.routers.x.rule", "com.centurylinklabs.watchtower.enable",
                     "io.portainer.accesscontrol.public", "autoheal", "autoheal.stop.timeout", "diun.enable",
                     "com.github.containrrr.shoutrrr", "caddy", "caddy_0.reverse_proxy", "caddy.tls",
-                    "ofelia.job-exec.x.user", "chadburn.job-exec.x.command");
+                    "ofelia.job-exec.x.user", "chadburn.job-exec.x.command",
+                    // hooks that run a command in the container as a user they name, past allowRootUser
+                    "docker-volume-backup.archive-pre", "docker-volume-backup.archive-pre.user",
+                    "backupbot.backup.pre-hook", "nautical-backup.exec.before", "com.ouroboros.enable",
+                    "deunhealth.restart.on.unhealthy", "wud.trigger.include", "sablier.enable",
+                    "com.github.jrcs.letsencrypt_nginx_proxy_companion.nginx_proxy");
             for (String key : foreign) {
                 plan.put("labels", map(key, "true"));
                 assertOnly(validate(), new Violation("labels." + key, Rules.FOREIGN_LABEL_NAMESPACE));

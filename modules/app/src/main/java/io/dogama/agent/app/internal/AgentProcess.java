@@ -2,6 +2,7 @@ package io.dogama.agent.app.internal;
 
 import io.dogama.agent.audit.AuditException;
 import io.dogama.agent.audit.AuditLog;
+import io.dogama.agent.core.RegularFiles;
 import io.dogama.agent.auth.AuthException;
 import io.dogama.agent.auth.Authenticator;
 import io.dogama.agent.auth.NonceStore;
@@ -27,7 +28,6 @@ import io.dogama.agent.registry.RegistryException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -149,6 +149,13 @@ final class AgentProcess implements AutoCloseable {
             timings.took("listen", t);
             LOG.log(System.Logger.Level.INFO, "app: agent started in {0} ms ({1}): {2} template(s), {3} secret(s), {4}",
                     String.valueOf(timings.sinceStart()), timings, catalog.templates().size(), secrets.count(), Summary.of(config));
+            if (config.customLabelPrefixes().isEmpty()) {
+                // The refused namespaces are the tools known to act on labels; another one on this host would obey
+                // whatever a plan writes in its own.
+                LOG.log(System.Logger.Level.WARNING, "app: customLabelPrefixes is not set: a plan may give its "
+                        + "container any custom label outside the refused namespaces; on a host where another tool "
+                        + "acts on container labels, set it");
+            }
         } catch (AuthException | PolicyException | DockerException | RegistryException | LifecycleException
                 | HttpException | AuditException e) {
             adoptAfterFailure(engineConnect, connector);
@@ -270,11 +277,9 @@ final class AgentProcess implements AutoCloseable {
     static AdminConfig readConfig(Path configFile) throws StartupException {
         byte[] json;
         try {
-            if (Files.size(configFile) > AdminConfig.MAX_CONFIG_BYTES) {
-                throw new StartupException("config file is larger than " + AdminConfig.MAX_CONFIG_BYTES
-                        + " bytes", null);
-            }
-            json = Files.readAllBytes(configFile);
+            json = RegularFiles.readAtMost(configFile, AdminConfig.MAX_CONFIG_BYTES);
+        } catch (RegularFiles.TooLarge e) {
+            throw new StartupException("config file is larger than " + AdminConfig.MAX_CONFIG_BYTES + " bytes", null);
         } catch (IOException e) {
             throw new StartupException("cannot read config file " + configFile, e);
         }

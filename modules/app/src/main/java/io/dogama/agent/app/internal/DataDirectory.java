@@ -133,8 +133,14 @@ final class DataDirectory {
         }
     }
 
+    /**
+     * Entries others may only read are warned about; one they may write is refused: through a directory they may
+     * enter (0755 is only warned about) they could truncate the registry, put back an older copy of it, or hold its
+     * lock, and the agent never changes a mode the operator set.
+     */
     private static void warnAboutOpenEntries(String what, Path dir, PosixFileAttributes dirAttrs) throws StartupException {
         List<String> open = new ArrayList<>();
+        List<String> writable = new ArrayList<>();
         if (dirAttrs.permissions().stream().anyMatch(OPEN_TO_OTHERS::contains)) {
             open.add(". (" + PosixFilePermissions.toString(dirAttrs.permissions()) + ")");
         }
@@ -145,15 +151,25 @@ final class DataDirectory {
                 if (mode.stream().anyMatch(OPEN_TO_OTHERS::contains)) {
                     open.add(p.getFileName() + " (" + PosixFilePermissions.toString(mode) + ")");
                 }
+                if (mode.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
+                    writable.add(p.getFileName() + " (" + PosixFilePermissions.toString(mode) + ")");
+                }
             }
         } catch (IOException e) {
             throw new StartupException(what + " " + dir + " cannot be listed", e);
         }
+        if (!writable.isEmpty()) {
+            throw new StartupException(what + " " + dir + " holds entries writable by group or others: "
+                    + named(writable) + "; the agent creates its files 0600 (chmod -R go-w " + dir + ")", null);
+        }
         if (!open.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "app: " + what + " " + dir + ": open to group or others: "
-                    + String.join(", ", open.subList(0, Math.min(open.size(), MAX_NAMED_ENTRIES)))
-                    + (open.size() > MAX_NAMED_ENTRIES ? " and " + (open.size() - MAX_NAMED_ENTRIES) + " more" : "")
-                    + "; the agent creates its files 0600 and the directory 0700 (chmod -R go= " + dir + ")");
+                    + named(open) + "; the agent creates its files 0600 and the directory 0700 (chmod -R go= " + dir + ")");
         }
+    }
+
+    private static String named(List<String> entries) {
+        return String.join(", ", entries.subList(0, Math.min(entries.size(), MAX_NAMED_ENTRIES)))
+                + (entries.size() > MAX_NAMED_ENTRIES ? " and " + (entries.size() - MAX_NAMED_ENTRIES) + " more" : "");
     }
 }

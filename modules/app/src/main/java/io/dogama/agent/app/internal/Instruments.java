@@ -98,8 +98,8 @@ final class Instruments {
         metrics.gauge("jvm_memory_heap_max_bytes", "Largest heap the JVM may use.",
                 () -> memory.getHeapMemoryUsage().getMax());
         metrics.gauge("jvm_threads_live", "Live threads.", threads::getThreadCount);
-        metrics.gauge("process_open_fds", "Open file descriptors of the agent's process.", Instruments::openFds);
-        metrics.gauge("process_max_fds", "Most file descriptors the process may open.", Instruments::maxFds);
+        metrics.gauge("dogama_process_open_fds", "Open file descriptors of the agent's process.", Instruments::openFds);
+        metrics.gauge("dogama_process_max_fds", "Most file descriptors the process may open.", Instruments::maxFds);
     }
 
     private static double openFds() {

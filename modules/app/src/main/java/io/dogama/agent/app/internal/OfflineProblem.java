@@ -2,10 +2,10 @@ package io.dogama.agent.app.internal;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import io.dogama.agent.core.ProblemCode;
+import io.dogama.agent.core.RegularFiles;
 import io.dogama.agent.core.Violation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -33,10 +33,9 @@ final class OfflineProblem {
 
     static byte[] readPlan(Path file) throws Unreadable {
         try {
-            if (Files.size(file) > MAX_PLAN_BYTES) {
-                throw new Unreadable("the plan file is larger than " + MAX_PLAN_BYTES + " bytes (the API answers 413)", null);
-            }
-            return Files.readAllBytes(file);
+            return RegularFiles.readAtMost(file, MAX_PLAN_BYTES);
+        } catch (RegularFiles.TooLarge e) {
+            throw new Unreadable("the plan file is larger than " + MAX_PLAN_BYTES + " bytes (the API answers 413)", null);
         } catch (IOException e) {
             throw new Unreadable("cannot read the plan file " + file, e);
         }

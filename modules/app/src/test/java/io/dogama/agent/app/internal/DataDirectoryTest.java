@@ -66,6 +66,22 @@ class DataDirectoryTest {
         assertDoesNotThrow(() -> DataDirectory.prepare(dir));
     }
 
+    /** Found by a review: others could truncate the registry, or put an older copy back, through a 0755 directory. */
+    @ParameterizedTest
+    @ValueSource(strings = {"rw-rw-rw-", "rw--w----", "rw-----w-"})
+    void anEntryWritableByGroupOrOthersIsRefused(String mode) throws IOException {
+        Path dir = Files.createDirectory(base.resolve("data"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path registry = Files.createFile(dir.resolve("registry.dat"));
+        Files.setPosixFilePermissions(registry, PosixFilePermissions.fromString(mode));
+        StartupException e = assertThrows(StartupException.class, () -> DataDirectory.prepare(dir));
+        assertTrue(e.getMessage().contains("holds entries writable by group or others: registry.dat (" + mode + ")"),
+                e.getMessage());
+        assertEquals(mode, mode(registry), "the agent never changes the operator's modes");
+        Files.setPosixFilePermissions(registry, PosixFilePermissions.fromString("rw-r--r--"));
+        assertDoesNotThrow(() -> DataDirectory.prepare(dir), "readable by others is only warned about");
+    }
+
     /**
      * An agent run as root would otherwise trust a registry key and records that the directory's owner
      * can replace at will (the mode is theirs to change). Needs root to give the folder away, as CI runs.

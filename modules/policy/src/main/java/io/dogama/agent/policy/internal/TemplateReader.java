@@ -39,6 +39,11 @@ public final class TemplateReader {
     public static final int MAX_TMPFS = 8;
     /** Docker refuses a memory limit below 6 MiB. */
     public static final long MIN_MEMORY_BYTES = 6L * 1024 * 1024;
+    /**
+     * The least CPU quota the kernel takes: 1 ms in the engine's 100 ms period, 0.01 CPU (the engine's own message
+     * names it); a plan below it would pass validation and fail at the create, after its intent.
+     */
+    public static final long MIN_NANO_CPUS = 10_000_000L;
     /** Most restart retries (SPEC 8); 0 would mean "unlimited" to Docker, so on-failure needs 1..10. */
     public static final int MAX_RESTART_RETRIES = 10;
     /** Container paths a mount or tmpfs may not cover: the kernel's and the engine's. */
@@ -255,7 +260,7 @@ public final class TemplateReader {
             return null;
         }
         Template.Bounds memory = bounds(r, "memoryBytes", MIN_MEMORY_BYTES, v);
-        Template.Bounds cpus = bounds(r, "nanoCpus", 1, v);
+        Template.Bounds cpus = bounds(r, "nanoCpus", MIN_NANO_CPUS, v);
         Template.Bounds pids = bounds(r, "pidsLimit", 1, v);
         return memory == null || cpus == null || pids == null ? null
                 : new Template.ResourceBounds(memory, cpus, pids);
