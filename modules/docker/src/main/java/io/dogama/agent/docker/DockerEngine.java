@@ -96,14 +96,15 @@ public interface DockerEngine extends AutoCloseable {
     EngineVersion version() throws DockerException;
 
     /**
-     * The engine's data root ({@code DockerRootDir} of {@code GET /info}): where it keeps every container's
-     * file system, volume and state, as a path of the engine's host.
+     * {@code GET /info}: the engine's data root ({@code DockerRootDir}, where it keeps every container's file
+     * system, volume and state, as a path of the engine's host) and its CPUs ({@code NCPU}).
      *
-     * @return an absolute, normal path
-     * @throws DockerProtocolException if the engine names none, or one that is not absolute and normal
+     * @return what it says
+     * @throws DockerProtocolException if it names no data root, or one that is not absolute and normal, or no CPU
+     *                                 count from 1 to {@link EngineInfo#MAX_CPUS}
      * @throws DockerException         on any other failure
      */
-    Path dataRoot() throws DockerException;
+    EngineInfo info() throws DockerException;
 
     /**
      * Inspects a local image.

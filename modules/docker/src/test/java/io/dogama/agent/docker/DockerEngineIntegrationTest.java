@@ -130,9 +130,22 @@ class DockerEngineIntegrationTest {
     /** The real engine's data root: the folder holding every container's own folder. */
     @Test
     void theDataRootIsTheFolderOfTheEnginesContainers() throws DockerException {
-        java.nio.file.Path root = engine.dataRoot();
+        java.nio.file.Path root = engine.info().dataRoot();
         assertTrue(root.isAbsolute(), root.toString());
         assertTrue(java.nio.file.Files.isDirectory(root.resolve("containers")), root + " holds no containers folder");
+    }
+
+    /** The real engine's CPUs: the count it refuses a larger CPU quota than. */
+    @Test
+    void theCpuCountIsTheEnginesOwn() throws DockerException {
+        long present;
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/cpuinfo"))) {
+            present = lines.filter(l -> l.startsWith("processor")).count();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        int cpus = engine.info().cpus();
+        assertTrue(cpus >= 1 && cpus <= present, cpus + " CPUs, " + present + " present");
     }
 
     @Test

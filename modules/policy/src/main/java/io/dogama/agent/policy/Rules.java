@@ -124,6 +124,8 @@ public final class Rules {
     public static final String RESOURCE_OUT_OF_BOUNDS = "resource_out_of_bounds";
     /** A limit above the administrator's maximum. */
     public static final String OVER_ADMIN_LIMIT = "over_admin_limit";
+    /** A CPU quota above the engine's CPUs, which the engine refuses at the create. */
+    public static final String OVER_ENGINE_CPUS = "over_engine_cpus";
 
     // --- labels and user (SPEC 8.6, 5) ---
     /** More than 32 custom labels. */

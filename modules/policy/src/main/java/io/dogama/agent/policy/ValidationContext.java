@@ -20,14 +20,25 @@ import java.util.Set;
  *                           (current and, mid-replace, prior plan), by instance ID; the entry of the
  *                           plan's own instance, if any, is ignored (during its replace its own
  *                           sources do not count)
+ * @param engineNanoCpus     the largest CPU quota the engine takes (its CPUs), or {@link Long#MAX_VALUE} where the
+ *                           plan's quota was checked against the engine already (a registration's recheck)
  */
 public record ValidationContext(Set<HostPort> dockerPublished, Map<String, List<HostPort>> registeredBindings,
-        Map<String, List<String>> registeredSources) {
+        Map<String, List<String>> registeredSources, long engineNanoCpus) {
     /** No published port and no other instance: for tests and for a first instance on an empty engine. */
     public static final ValidationContext EMPTY = new ValidationContext(Set.of(), Map.of(), Map.of());
 
+    /** As the canonical constructor, without the engine's CPUs: no bound of its own on the CPU quota. */
+    public ValidationContext(Set<HostPort> dockerPublished, Map<String, List<HostPort>> registeredBindings,
+            Map<String, List<String>> registeredSources) {
+        this(dockerPublished, registeredBindings, registeredSources, Long.MAX_VALUE);
+    }
+
     /** Copies the collections. */
     public ValidationContext {
+        if (engineNanoCpus < 1) {
+            throw new IllegalArgumentException("policy: the engine's CPU quota bound must be positive");
+        }
         dockerPublished = Set.copyOf(dockerPublished);
         registeredBindings = copy(Objects.requireNonNull(registeredBindings, "registeredBindings"));
         registeredSources = copy(Objects.requireNonNull(registeredSources, "registeredSources"));

@@ -913,6 +913,21 @@ class PlanPolicyTest {
                     new Violation("resources.nanoCpus", Rules.OVER_ADMIN_LIMIT),
                     new Violation("resources.pidsLimit", Rules.OVER_ADMIN_LIMIT));
         }
+
+        /**
+         * A template and a configuration may allow more CPUs than the engine has (the example configuration allows
+         * 4); the engine refuses such a quota at the create, after the intent is written: a 500 where the plan is at
+         * fault.
+         */
+        @Test
+        void aCpuQuotaAboveTheEnginesCpusIsRefusedBeforeTheCreate() {
+            sub(plan, "resources").put("nanoCpus", 1000000000);
+            ValidationContext halfACpu = new ValidationContext(Set.of(), Map.of(), Map.of(), 500_000_000);
+            assertOnly(validate(halfACpu), new Violation("resources.nanoCpus", Rules.OVER_ENGINE_CPUS));
+            ok(validate(new ValidationContext(Set.of(), Map.of(), Map.of(), 1_000_000_000)));
+            sub(plan, "resources").put("nanoCpus", 500_000_000);
+            ok(validate(halfACpu));
+        }
     }
 
     @Nested

@@ -93,7 +93,7 @@ final class AgentProcess implements AutoCloseable {
             DockerEngine d = DockerEngine.connect(config.dockerSocket(), DockerLimits.DEFAULTS,
                     Instruments.docker(metrics));
             try {
-                engineDataRoot.set(d.dataRoot());
+                engineDataRoot.set(d.info().dataRoot());
             } catch (DockerException | RuntimeException e) {
                 d.close();
                 throw e;

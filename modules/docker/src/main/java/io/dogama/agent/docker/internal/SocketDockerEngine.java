@@ -14,6 +14,7 @@ import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerProtocolException;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
+import io.dogama.agent.docker.EngineInfo;
 import io.dogama.agent.docker.EngineVersion;
 import io.dogama.agent.docker.ImageInfo;
 import io.dogama.agent.docker.NetworkInfo;
@@ -157,9 +158,17 @@ final class SocketDockerEngine implements DockerEngine {
     }
 
     @Override
-    public Path dataRoot() throws DockerException {
-        String root = json("info", Request.get(v().path("info")),
-                Shape.fields(Map.of("DockerRootDir", Shape.WHOLE)), 200).str("DockerRootDir");
+    public EngineInfo info() throws DockerException {
+        Tree t = json("info", Request.get(v().path("info")),
+                Shape.fields(Map.of("DockerRootDir", Shape.WHOLE, "NCPU", Shape.WHOLE)), 200);
+        long cpus = t.num("NCPU", 0);
+        if (cpus < 1 || cpus > EngineInfo.MAX_CPUS) {
+            throw new DockerProtocolException("info: the engine's CPU count is missing or out of range");
+        }
+        return new EngineInfo(dataRoot(t.str("DockerRootDir")), (int) cpus);
+    }
+
+    private static Path dataRoot(String root) throws DockerProtocolException {
         // The engine's text never reaches a message; a path that is not plain would defeat the comparisons made
         // with it (a relative one, or one with "..", names no fixed folder).
         try {

@@ -68,7 +68,7 @@ final class FakeEngine implements AutoCloseable {
     final AtomicInteger ended = new AtomicInteger();
     private final Thread acceptor;
     private volatile String pingBody = "OK";
-    private volatile String infoJson = "{\"DockerRootDir\":\"/var/lib/docker\"}";
+    private volatile String infoJson = "{\"DockerRootDir\":\"/var/lib/docker\",\"NCPU\":2}";
 
     FakeEngine(Path socket, Handler handler) throws IOException {
         this.server = AFUNIXServerSocket.bindOn(socket, true);

@@ -17,6 +17,7 @@ import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerLimits;
 import io.dogama.agent.docker.DockerNotFoundException;
 import io.dogama.agent.docker.DockerProtocolException;
+import io.dogama.agent.docker.EngineInfo;
 import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.docker.NetworkInfo;
@@ -404,11 +405,22 @@ class HostileEngineTest {
             "{\"DockerRootDir\":\"/var/lib/MARKER/\"}", "{\"DockerRootDir\":\"/var//MARKER\"}",
             "{\"DockerRootDir\":\"/var/./MARKER\"}", "{\"DockerRootDir\":\"/var/MARKER\\u0000x\"}"})
     void aDataRootThatIsNoAbsoluteNormalPathIsAProtocolError(String info) throws DockerException {
-        assertEquals(Path.of("/var/lib/docker"), engine.dataRoot());
-        fake.infoJson(info.replace("MARKER", MARKER));
-        assertClean(assertThrows(DockerProtocolException.class, () -> engine.dataRoot()));
-        fake.infoJson("{\"DockerRootDir\":\"/srv/" + MARKER + "\"}");
-        assertEquals(Path.of("/srv/" + MARKER), engine.dataRoot());
+        assertEquals(Path.of("/var/lib/docker"), engine.info().dataRoot());
+        fake.infoJson(info.replace("MARKER", MARKER).replace("}", ",\"NCPU\":2}"));
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.info()));
+        fake.infoJson("{\"DockerRootDir\":\"/srv/" + MARKER + "\",\"NCPU\":2}");
+        assertEquals(new EngineInfo(Path.of("/srv/" + MARKER), 2), engine.info());
+    }
+
+    /** The CPU count bounds every plan's CPU quota: one the engine does not state is no count at all. */
+    @ParameterizedTest
+    @ValueSource(strings = {"", ",\"NCPU\":0", ",\"NCPU\":-1", ",\"NCPU\":65537", ",\"NCPU\":\"2\"",
+            ",\"NCPU\":2.5", ",\"NCPU\":null"})
+    void aCpuCountOutsideItsRangeIsAProtocolError(String ncpu) throws DockerException {
+        fake.infoJson("{\"DockerRootDir\":\"/var/lib/docker\"" + ncpu + "}");
+        assertClean(assertThrows(DockerProtocolException.class, () -> engine.info()));
+        fake.infoJson("{\"DockerRootDir\":\"/var/lib/docker\",\"NCPU\":65536}");
+        assertEquals(65536, engine.info().cpus());
     }
 
     /**

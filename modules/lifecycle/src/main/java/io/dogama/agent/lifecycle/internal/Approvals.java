@@ -63,6 +63,8 @@ final class Approvals {
     private final SharedCall<Set<HostPort>> published;
     /** Held while a plan's record is written, and checked against the others first if need be: {@link #register}. */
     private final Object registrations = new Object();
+    /** The engine's CPUs as a CPU quota, 0 until asked: {@link #engineNanoCpus()}. */
+    private volatile long engineNanoCpus;
     /** Registrations written (or tried) so far: {@link #register}. */
     private final AtomicLong registered = new AtomicLong();
 
@@ -205,7 +207,18 @@ final class Approvals {
             }
         }
         Claims claims = registered();
-        return new ValidationContext(published, claims.bindings(), claims.sources());
+        return new ValidationContext(published, claims.bindings(), claims.sources(), engineNanoCpus());
+    }
+
+    /** @return the largest CPU quota the engine takes, asked once ({@code GET /info}) and then remembered */
+    private long engineNanoCpus() throws DockerException {
+        long known = engineNanoCpus;
+        if (known == 0) {
+            // Two first approvals may both ask: the same answer, written twice.
+            known = docker.info().maxNanoCpus();
+            engineNanoCpus = known;
+        }
+        return known;
     }
 
     /** The registry write a registration makes, run by {@link #register} under its lock. */

@@ -33,8 +33,8 @@ abstract class ForwardingEngine implements DockerEngine {
     }
 
     @Override
-    public java.nio.file.Path dataRoot() throws DockerException {
-        return real.dataRoot();
+    public io.dogama.agent.docker.EngineInfo info() throws DockerException {
+        return real.info();
     }
 
     @Override

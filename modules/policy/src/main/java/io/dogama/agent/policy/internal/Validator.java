@@ -115,7 +115,7 @@ public final class Validator {
             }
         }
         List<ContainerSpec.PublishedPort> ports = ports(plan, t, context, v);
-        resources(plan, t, v);
+        resources(plan, t, context.engineNanoCpus(), v);
         labels(plan, v);
         user(plan, v);
         networks(plan, t, v);
@@ -378,12 +378,16 @@ public final class Validator {
         return published;
     }
 
-    private void resources(Plan plan, Template t, List<Violation> v) {
+    private void resources(Plan plan, Template t, long engineNanoCpus, List<Violation> v) {
         Plan.Resources r = plan.resources();
         AdminConfig.Limits max = config.limits();
         limit("resources.memoryBytes", r.memoryBytes(), t == null ? null : t.resources().memoryBytes(),
                 max.memoryBytes(), v);
         limit("resources.nanoCpus", r.nanoCpus(), t == null ? null : t.resources().nanoCpus(), max.nanoCpus(), v);
+        if (r.nanoCpus() > engineNanoCpus) {
+            // A template and a configuration may allow more CPUs than this engine has; it would refuse the create.
+            v.add(new Violation("resources.nanoCpus", Rules.OVER_ENGINE_CPUS));
+        }
         limit("resources.pidsLimit", r.pidsLimit(), t == null ? null : t.resources().pidsLimit(), max.pidsLimit(), v);
     }
 
