@@ -113,10 +113,10 @@ public record Template(
 
         /**
          * @param value a requested value
-         * @return true if the whole value matches the pattern
+         * @return true if the whole value matches the pattern, within {@code BoundedMatch}'s bound on its work
          */
         public boolean accepts(String value) {
-            return pattern.matcher(value).matches();
+            return io.dogama.agent.policy.internal.BoundedMatch.matches(pattern, value);
         }
 
         // Pattern has identity equality; two rules with the same source are the same rule.
