@@ -93,7 +93,7 @@ final class Replaces {
                 Optional.empty());
 
         StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t,
-                new Steps(approval, intent, false, false), faults);
+                new Steps(approval, intent, false, false, false), faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
             return ids.view(t.record());
@@ -115,8 +115,12 @@ final class Replaces {
      */
     Step.Decision recover(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
+        // A crash inside the stop step (its marker is written before the engine is called) may have left the engine
+        // stopping the old container.
+        boolean stopUnfinished = Step.ofMarker(t.record().step()).equals(Optional.of(Step.REPLACE_STOP_OLD));
         return StepMachine.run(start, new StepMachine.Run("recovery of " + t.id(), t,
-                new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING), faults));
+                new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING, stopUnfinished),
+                faults));
     }
 
     /**
@@ -154,6 +158,11 @@ final class Replaces {
          * or the registry is an older copy. Such a rollback never makes it again (see {@link #rollbackPersist}).
          */
         private final boolean fromReplacing;
+        /**
+         * The replace's stop of the old container was asked for and not answered (the call failed, or a crash ended
+         * it): the engine may still be stopping it, and kills it when the stop's timeout ends.
+         */
+        private boolean stopUnfinished;
         /** The new container's ID once the engine returned it (its record write may have failed). */
         private Optional<String> made = Optional.empty();
         /**
@@ -167,11 +176,13 @@ final class Replaces {
         /** The prior plan approved again, when the old container is gone and must be recreated. */
         private Optional<ApprovedPlan> again = Optional.empty();
 
-        Steps(Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart, boolean fromReplacing) {
+        Steps(Approvals.Approved approval, InstanceRecord intent, boolean searchedAtStart, boolean fromReplacing,
+                boolean stopUnfinished) {
             this.approval = approval;
             this.intent = intent;
             this.searchedAtStart = searchedAtStart;
             this.fromReplacing = fromReplacing;
+            this.stopUnfinished = stopUnfinished;
         }
 
         private InstanceRecord.Prior prior(StepMachine.Run run) throws Abort {
@@ -200,8 +211,11 @@ final class Replaces {
             switch (step) {
                 case REPLACE_PERSIST_INTENT ->
                         approvals.register(approval, () -> run.fire(r -> intent, Event.REPLACE));
-                case REPLACE_STOP_OLD -> docker.stopContainer(prior(run).containerId().orElseThrow(),
-                        Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+                case REPLACE_STOP_OLD -> {
+                    stopUnfinished = true;
+                    docker.stopContainer(prior(run).containerId().orElseThrow(), Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
+                    stopUnfinished = false;
+                }
                 case REPLACE_RENAME_OLD -> docker.renameContainer(prior(run).containerId().orElseThrow(),
                         prior(run).containerName());
                 case REPLACE_CREATE_NEW -> made = Optional.of(docker.createContainer(approval.plan().spec()));
@@ -383,10 +397,11 @@ final class Replaces {
                 throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
             }
             mounts.revalidateMounts(np.canonicalPlan(), m.info());
-            if (m.info().state().running()) {
-                // The replace asked for its stop, and the engine goes on with a stop its caller left (a crash, a
-                // call that timed out): a start now would be a no-op the stop's kill then undoes, leaving an exited
-                // container the record calls running. A stop of its own returns only once the container is down.
+            if (stopUnfinished && m.info().state().running()) {
+                // The engine goes on with a stop its caller left (a crash, a call that timed out): a start now would
+                // be a no-op the stop's kill then undoes, leaving an exited container the record calls running. A
+                // stop of its own returns only once the container is down. Only then: a container the rollback
+                // itself started (before a crash) is left running.
                 docker.stopContainer(m.info().id(), Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
             }
             docker.startContainer(m.info().id());

@@ -11,10 +11,14 @@ import static io.dogama.agent.lifecycle.internal.Step.REPLACE_COMMIT;
 import static io.dogama.agent.lifecycle.internal.Step.REPLACE_START_NEW;
 import static io.dogama.agent.lifecycle.internal.Step.ROLLBACK_REMOVE_NEW;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.core.InstanceState;
+import io.dogama.agent.docker.DockerEngine;
+import io.dogama.agent.docker.DockerException;
+import io.dogama.agent.docker.DockerTimeoutException;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
 import io.dogama.agent.lifecycle.Reconciliations;
@@ -29,11 +33,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * For EVERY {@link Step} of create, replace, rollback and delete, against the real engine: (a) a run
@@ -248,29 +254,66 @@ class FaultTest {
     }
 
     /**
-     * A replace that crashes while the engine stops its old container leaves that stop to the engine, which kills the
-     * container when the stop's timeout ends. The start-up's rollback must not take the container's "running" for a
-     * state a start restores (a no-op then, undone by the kill): it waits the stop out and starts the container again.
+     * A replace whose stop of the old container ends without the engine's answer (the agent crashed in it, or the call
+     * timed out) leaves that stop to the engine, which kills the container when the stop's timeout ends. The
+     * rollback, at the next start or right away, must not take the container's "running" for a state a start restores
+     * (a no-op then, undone by the kill): it waits the stop out and starts the container again.
      */
-    @org.junit.jupiter.api.Test
-    void aRollbackWaitsOutAStopTheEngineGoesOnWithAfterACrash() throws Exception {
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aRollbackWaitsOutAStopTheEngineGoesOnWith(boolean crash) throws Exception {
         ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
         String old = h.requireRecord(id).containerId().orElseThrow();
         long since = Instant.now().getEpochSecond() - 1;
         CompletableFuture<Harness.Result> stop = new CompletableFuture<>();
-        h.faults.current = new Harness.Script().on(Step.REPLACE_STOP_OLD, step -> {
-            // Its processes stopped, the container sits the SIGTERM out: the engine kills it when the stop times out.
-            h.cli("kill", "--signal", "STOP", old);
-            Thread.ofPlatform().start(() -> stop.complete(h.tryCli("stop", "--time", "3", old)));
-            awaitSigterm(old, since);
-            throw new Harness.Halt(step);
-        });
-        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
-        h.restartAgent();
-        assertEquals(0, stop.get(60, TimeUnit.SECONDS).exit(), "the crashed replace's stop");
+        AtomicBoolean begun = new AtomicBoolean();
+        // The agent's stop call: the engine begins it, then the call ends without its answer.
+        DockerEngine engine = new ForwardingEngine(h.docker) {
+            @Override
+            public void stopContainer(String container, int timeoutSeconds) throws DockerException {
+                if (!begun.compareAndSet(false, true)) {
+                    real.stopContainer(container, timeoutSeconds); // the rollback's own
+                    return;
+                }
+                // Its processes stopped, the container sits the SIGTERM out: the engine kills it at the timeout.
+                h.cli("kill", "--signal", "STOP", container);
+                Thread.ofPlatform().start(() -> stop.complete(h.tryCli("stop", "--time", "10", container)));
+                awaitSigterm(container, since);
+                if (crash) {
+                    throw new Harness.Halt(Step.REPLACE_STOP_OLD);
+                }
+                throw new DockerTimeoutException("test: the stop's answer did not come in time");
+            }
+        };
+        Operations ops = Agents.start(engine, h.registry, h.policy, Faults.NONE);
+        if (crash) {
+            assertThrows(Harness.Halt.class, () -> ops.replace(id, bytes(replaceBody(v2, 0))));
+            assertEquals(Optional.of(Step.REPLACE_STOP_OLD), Step.ofMarker(h.requireRecord(id).step()),
+                    "the crash came inside the stop step");
+            h.restartAgent();
+        } else {
+            assertInstanceOf(Outcome.Failed.class, ops.replace(id, bytes(replaceBody(v2, 0))), "rolled back");
+        }
+        assertEquals(0, stop.get(60, TimeUnit.SECONDS).exit(), "the engine's stop");
         assertRestored();
+        assertEquals(Optional.of(old), h.requireRecord(id).containerId(), "the old container, started again");
         h.assertKept(src, "data");
+    }
+
+    /** A rollback that did start the old container again and then crashed leaves it running: never stopped again. */
+    @org.junit.jupiter.api.Test
+    void aRollbackThatCrashedAfterItsStartLeavesTheContainerRunning() throws Exception {
+        ok(h.ops.create(bytes(v1)));
+        ok(h.ops.start(id));
+        h.faults.current = new Harness.Script().on(REPLACE_START_NEW, FAIL).on(Step.ROLLBACK_COMMIT, HALT);
+        assertThrows(Harness.Halt.class, () -> h.ops.replace(id, bytes(replaceBody(v2, 0))));
+        String startedAt = h.cli("inspect", "--format", "{{.State.StartedAt}}", h.requireRecord(id).prior()
+                .flatMap(InstanceRecord.Prior::containerId).orElseThrow());
+        h.restartAgent();
+        assertRestored();
+        assertEquals(startedAt, h.cli("inspect", "--format", "{{.State.StartedAt}}",
+                h.requireRecord(id).containerId().orElseThrow()), "not stopped and started again");
     }
 
     /** Waits until the engine has sent {@code container} a stop's SIGTERM (its event), for at most 30 s. */
