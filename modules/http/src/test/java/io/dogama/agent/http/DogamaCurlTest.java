@@ -44,13 +44,19 @@ class DogamaCurlTest {
     }
 
     private static Run run(Map<String, String> env, String... args) throws Exception {
+        return runWithInput(env, "", args);
+    }
+
+    private static Run runWithInput(Map<String, String> env, String input, String... args) throws Exception {
         List<String> command = new java.util.ArrayList<>(List.of("bash", script().toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().keySet().removeIf(k -> k.startsWith("DOGAMA_"));
         pb.environment().putAll(env);
         Process p = pb.start();
-        p.getOutputStream().close();
+        try (var in = p.getOutputStream()) {
+            in.write(input.getBytes(StandardCharsets.UTF_8));
+        }
         if (!p.waitFor(30, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("dogama-curl did not finish in 30 s");
@@ -120,7 +126,8 @@ class DogamaCurlTest {
 
     /**
      * Any local user can read a process's arguments and environment (/proc/PID/cmdline, ps): the key, in any form,
-     * and the body (a plan's env values) reach the tools the script runs on stdin only. openssl's HMAC took the key
+     * the signed headers and the body (a plan's env values, given as "-") reach the tools the script runs on stdin
+     * or a descriptor only. openssl's HMAC took the key
      * as an argument; curl took the body as one, read ~/.curlrc, and sent through whatever proxy http_proxy named.
      * Every tool the script runs is replaced by a wrapper that writes down its arguments and environment.
      */
@@ -141,9 +148,10 @@ class DogamaCurlTest {
         String body = "{\"instanceId\":\"mc-0001\",\"env\":{\"GREETING\":\"kept-off-argv\"}}";
         try (ServerFixture f = liveServer()) {
             Path secret = secretFile(Signing.SECRET_LINE + "\n");
-            Run r = run(Map.of("DOGAMA_SECRET_FILE", secret.toString(), "DOGAMA_URL", "http://127.0.0.1:" + f.port,
-                    "PATH", shims + ":" + System.getenv("PATH"), "http_proxy", "http://127.0.0.1:1",
-                    "HOME", dir.toString()), "POST", "/v1/instances", body);
+            // "-": the body from standard input, so that not even the script's own arguments hold it
+            Run r = runWithInput(Map.of("DOGAMA_SECRET_FILE", secret.toString(), "DOGAMA_URL",
+                    "http://127.0.0.1:" + f.port, "PATH", shims + ":" + System.getenv("PATH"), "http_proxy",
+                    "http://127.0.0.1:1", "HOME", dir.toString()), body, "POST", "/v1/instances", "-");
             assertEquals(0, r.exit(), r.err());
             assertEquals(List.of("create"), f.ops.calls, "sent to the agent, past the proxy setting");
         }
@@ -157,6 +165,9 @@ class DogamaCurlTest {
             }
         }
         assertTrue(!log.contains("kept-off-argv"), "the body reached a tool's arguments");
+        // A signed request's headers there would let a local user send it first and read its answer.
+        assertTrue(!log.contains("DoGaMa-HMAC-SHA256") && !log.contains("X-DoGaMa-Nonce:"),
+                "the signed headers reached a tool's arguments: " + log);
     }
 
     @Test

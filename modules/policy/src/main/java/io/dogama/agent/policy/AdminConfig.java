@@ -106,7 +106,7 @@ public record AdminConfig(
                 }
             }
         }
-        AdminConfigReader.listenPortProblems(listen.port(), hostPorts.min(), hostPorts.max())
+        AdminConfigReader.listenPortProblems(listen.host(), listen.port(), hostIps, hostPorts.min(), hostPorts.max())
                 .forEach(problem -> problems.add("hostPorts: " + problem));
         if (!customLabelPrefixes.isEmpty()) {
             problems.addAll(LabelKeys.prefixProblems(customLabelPrefixes));

@@ -218,9 +218,18 @@ class AdminConfigTest {
         // A plan could publish the agent's own port: a container started before the agent would take its requests.
         assertRefused("hostPorts: contains_listen_port", c -> c.put("hostPorts", map("min", 8000, "max", 8480)));
         assertRefused("hostPorts: contains_listen_port", c -> c.put("hostPorts", map("min", 8480, "max", 8480)));
+        assertRefused("hostPorts: contains_listen_port", c -> {
+            c.put("hostPorts", map("min", 8000, "max", 9000));
+            c.put("hostIps", list("192.0.2.10", "0.0.0.0"));
+        });
         Map<String, Object> below = f.configMap();
         below.put("hostPorts", map("min", 8000, "max", 8479));
         assertEquals(8479, AdminConfig.parse(json(below)).hostPorts().max());
+        // Only where a binding could take the agent's own address: another address cannot.
+        Map<String, Object> elsewhere = f.configMap();
+        elsewhere.put("hostPorts", map("min", 8000, "max", 9000));
+        elsewhere.put("hostIps", list("192.0.2.10"));
+        assertEquals(List.of("192.0.2.10"), AdminConfig.parse(json(elsewhere)).hostIps());
         assertRefused("limits.memoryBytes: out_of_range", c -> sub(c, "limits").put("memoryBytes", 0));
         assertRefused("limits.pidsLimit: out_of_range", c -> sub(c, "limits").put("pidsLimit", -1));
         assertRefused("limits.instances: out_of_range", c -> sub(c, "limits").put("instances", 10001));

@@ -963,7 +963,7 @@ class PlanPolicyTest {
                     "org.label-schema.name", "traefik.http.routers.x.rule", "com.centurylinklabs.watchtower.enable",
                     "io.portainer.accesscontrol.public", "autoheal", "autoheal.stop.timeout", "diun.enable",
                     "com.github.containrrr.shoutrrr", "caddy", "caddy_0.reverse_proxy", "caddy.tls",
-                    "ofelia.job-exec.x.user", "chadburn.job-exec.x.command",
+                    "ofelia.job-exec.x.user", "chadburn.job-exec.x.command", "deck-chores.dump.command",
                     // hooks that run a command in the container as a user they name, past allowRootUser
                     "docker-volume-backup.archive-pre", "docker-volume-backup.archive-pre.user",
                     "backupbot.backup.pre-hook", "nautical-backup.exec.before", "com.ouroboros.enable",

@@ -146,12 +146,13 @@ final class DataDirectory {
         }
         try (Stream<Path> entries = Files.list(dir)) {
             for (Path p : (Iterable<Path>) entries.sorted()::iterator) {
-                Set<PosixFilePermission> mode = Files.readAttributes(p, PosixFileAttributes.class,
-                        LinkOption.NOFOLLOW_LINKS).permissions();
+                PosixFileAttributes a = Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                Set<PosixFilePermission> mode = a.permissions();
                 if (mode.stream().anyMatch(OPEN_TO_OTHERS::contains)) {
                     open.add(p.getFileName() + " (" + PosixFilePermissions.toString(mode) + ")");
                 }
-                if (mode.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
+                // A link's own mode is always rwxrwxrwx and means nothing; the agent never follows one here.
+                if (!a.isSymbolicLink() && mode.stream().anyMatch(WRITABLE_BY_OTHERS::contains)) {
                     writable.add(p.getFileName() + " (" + PosixFilePermissions.toString(mode) + ")");
                 }
             }

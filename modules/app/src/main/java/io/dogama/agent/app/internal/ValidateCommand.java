@@ -33,7 +33,7 @@ final class ValidateCommand {
     static final String NOT_CHECKED = "validate: not checked offline: the image digest (image_substituted), the "
             + "image's USER and VOLUMEs (image_volume_uncovered), ports Docker publishes and other instances' "
             + "bindings (port_conflict), other "
-            + "instances' mount sources (source_overlaps_instance)";
+            + "instances' mount sources (source_overlaps_instance), the engine's CPUs (over_engine_cpus)";
 
     private ValidateCommand() {
     }

@@ -3,7 +3,9 @@ package io.dogama.agent.policy.internal;
 import static io.dogama.agent.policy.internal.Fields.Presence.OPTIONAL;
 import static io.dogama.agent.policy.internal.Fields.Presence.REQUIRED;
 
+import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.IpLiteral;
+import io.dogama.agent.core.Protocol;
 import io.dogama.agent.core.Violation;
 import io.dogama.agent.policy.AdminConfig;
 import io.dogama.agent.policy.PolicyException;
@@ -79,8 +81,10 @@ public final class AdminConfigReader {
         Long max = range == null ? null : range.integer("max", REQUIRED);
         if (min != null && max != null && (min < 1 || max > 65535 || min > max)) {
             v.add(new Violation("hostPorts", "invalid_range"));
-        } else if (min != null && max != null && port != null) {
-            listenPortProblems(port, min, max).forEach(problem -> v.add(new Violation("hostPorts", problem)));
+        } else if (min != null && max != null && port != null && port >= 1 && port <= 65535 && host != null
+                && hostIps != null) {
+            listenPortProblems(host, port.intValue(), hostIps, min, max)
+                    .forEach(problem -> v.add(new Violation("hostPorts", problem)));
         }
         Fields limits = f.object("limits", REQUIRED, LIMIT_FIELDS);
         Long memory = positive(limits, "memoryBytes", Long.MAX_VALUE, v);
@@ -149,14 +153,20 @@ public final class AdminConfigReader {
     }
 
     /**
-     * A host port range that holds the agent's own port would let a plan publish it: on a host where the agent
-     * listens, a container the engine starts before the agent would take its requests (with the engine's userland
-     * proxy off, its rules redirect the port even while the agent holds it).
+     * A host port range that holds the agent's own port, on an address a plan may publish it on, would let a plan
+     * take it: on a host where the agent listens, a container the engine starts before the agent would get its
+     * requests (with the engine's userland proxy off, its rules redirect the port even while the agent holds it).
      *
      * @return the rule broken, if any
      */
-    public static List<String> listenPortProblems(long listenPort, long min, long max) {
-        return min <= listenPort && listenPort <= max ? List.of("contains_listen_port") : List.of();
+    public static List<String> listenPortProblems(String listenHost, int listenPort, List<String> hostIps, long min,
+            long max) {
+        if (listenPort < min || listenPort > max) {
+            return List.of();
+        }
+        HostPort own = new HostPort(listenHost, listenPort, Protocol.TCP);
+        return hostIps.stream().anyMatch(ip -> own.conflictsWith(new HostPort(ip, listenPort, Protocol.TCP)))
+                ? List.of("contains_listen_port") : List.of();
     }
 
     /**

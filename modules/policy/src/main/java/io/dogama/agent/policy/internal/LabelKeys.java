@@ -18,11 +18,11 @@ public final class LabelKeys {
      * Key prefixes other tools on a Docker host trust: a container carrying them could steer a
      * reverse proxy's routes (Traefik, caddy-docker-proxy), join someone else's compose project
      * (Docker), be updated or restarted by another tool (Watchtower, autoheal, Diun, Portainer),
-     * have commands run in it as any user (Ofelia's and Chadburn's {@code job-exec}, which would
+     * have commands run in it as any user (Ofelia's and Chadburn's {@code job-exec}, deck-chores' jobs, which would
      * bypass {@code allowRootUser}; so do the backup tools' hooks: docker-volume-backup's
      * {@code archive-pre} with its {@code .user}, backupbot's and nautical-backup's) or pose as another
      * image (OCI / label-schema metadata). SPEC section 5's list, and the namespaces of the same kind it
-     * does not name yet ({@code caddy}, {@code ofelia.}, {@code chadburn.}, the backup tools, Ouroboros,
+     * does not name yet ({@code caddy}, {@code ofelia.}, {@code chadburn.}, {@code deck-chores.}, the backup tools, Ouroboros,
      * deunhealth, WUD, Sablier and the nginx-proxy companion's). A list cannot be complete: on a host
      * with another such tool the administrator narrows custom keys with {@code customLabelPrefixes}, and
      * the start warns while it is not set. Compared in lower case; {@code autoheal} and {@code caddy}
@@ -30,7 +30,7 @@ public final class LabelKeys {
      */
     public static final List<String> FOREIGN_PREFIXES = List.of("com.docker.", "org.opencontainers.",
             "org.label-schema.", "traefik.", "com.centurylinklabs.watchtower.", "io.portainer.", "autoheal",
-            "diun.", "com.github.containrrr.", "caddy", "ofelia.", "chadburn.", "docker-volume-backup.",
+            "diun.", "com.github.containrrr.", "caddy", "ofelia.", "chadburn.", "deck-chores.", "docker-volume-backup.",
             "backupbot.", "nautical-backup.", "com.ouroboros.", "deunhealth.", "wud.", "sablier.",
             "com.github.jrcs.letsencrypt_nginx_proxy_companion.");
     /** Most entries of {@code customLabelPrefixes}. */
