@@ -205,6 +205,9 @@ class CatalogTest {
         assertRefused("env.X.pattern: invalid_pattern", t -> sub(t, "env").put("X", map("pattern", "(",
                 "required", false)));
         assertRefused("env.X.required: missing_field", t -> sub(t, "env").put("X", map("pattern", ".*")));
+        // A pattern that backtracks would let a signed request's value pin a request thread.
+        assertRefused("env.X.pattern: backtracking_pattern", t -> sub(t, "env").put("X", map("pattern", "(.*a){12}",
+                "required", false)));
     }
 
     @Test

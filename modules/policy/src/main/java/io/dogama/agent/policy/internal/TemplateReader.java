@@ -195,7 +195,12 @@ public final class TemplateReader {
             Boolean required = e.bool("required", REQUIRED);
             if (pattern != null && required != null) {
                 try {
-                    env.put(key, new Template.EnvRule(Pattern.compile(pattern), required));
+                    Pattern compiled = Pattern.compile(pattern);
+                    if (BoundedMatch.backtracks(pattern)) {
+                        v.add(new Violation(e.pathOf("pattern"), "backtracking_pattern"));
+                    } else {
+                        env.put(key, new Template.EnvRule(compiled, required));
+                    }
                 } catch (PatternSyntaxException x) {
                     v.add(new Violation(e.pathOf("pattern"), "invalid_pattern"));
                 }

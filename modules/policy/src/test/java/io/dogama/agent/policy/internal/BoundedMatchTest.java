@@ -24,6 +24,22 @@ class BoundedMatchTest {
         assertTrue(rule.accepts("a".repeat(64)));
     }
 
+    /** The template's rule: a repeated group that holds a quantifier or an alternation, or a back-reference. */
+    @Test
+    void patternsThatBacktrackAreToldApart() {
+        for (String p : new String[] {"^(a+)+$", "(.*a){12}", "(a|aa)*c", "(?:[a-z]*|[0-9]*){24}!", "((a)b*)+",
+                // cautious: its separator keeps this one linear, but the rule cannot tell
+                "[a-z]{1,8}(?:-[a-z]{1,8})*", "(?<w>a)\\k<w>", "(a)\\1", "((?:a|b)c)*", "(a*)*b", "(a+?)+",
+                "(?:a{1,3}){2,}"}) {
+            assertTrue(BoundedMatch.backtracks(p), p);
+        }
+        for (String p : new String[] {"^[A-Za-z0-9 ,.!?-]{0,64}$", "[a-z]*", "^(?:ab)+$", "(abc){3}", "a|b|c",
+                "^[(]+[|]*\\(+$", "(on|off)?", "(x|y){0,1}z", "\\Q(a+)+\\E", "[[a-z]&&[^x]]+", "^\\d{1,5}$",
+                "(?i)yes|no", "\\0101+"}) {
+            assertFalse(BoundedMatch.backtracks(p), p);
+        }
+    }
+
     @Test
     void aLinearPatternReadsEveryValueUpToTheLongestInFull() {
         Pattern demo = Pattern.compile("^[A-Za-z0-9 ,.!?-]{0,64}$");
