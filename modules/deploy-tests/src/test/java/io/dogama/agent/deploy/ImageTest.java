@@ -145,7 +145,7 @@ class ImageTest {
             String flag = out.toString().lines().filter(l -> l.contains(" ExitOnOutOfMemoryError ")).findFirst()
                     .orElseThrow(() -> new AssertionError("no ExitOnOutOfMemoryError in " + out));
             assertTrue(flag.matches("\\s*bool ExitOnOutOfMemoryError\\s+= true\\s+\\{product\\} \\{jimage\\}\\s*"), flag);
-            // The image's LANG=C.UTF-8 needs glibc's C.utf8 locale files: without them the JVM names files in ASCII,
+            // The image's LC_CTYPE=C.UTF-8 needs glibc's C.utf8 locale files: without them the JVM names files in ASCII,
             // and every bind source or check-disk path with another character is refused (a review found it so).
             assertTrue(out.toString().lines().anyMatch(l -> l.strip().equals("sun.jnu.encoding = UTF-8")),
                     () -> "file names are not read as UTF-8: " + out.toString().lines()

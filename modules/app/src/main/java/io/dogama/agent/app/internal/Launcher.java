@@ -105,7 +105,7 @@ public final class Launcher {
             // what it cannot name, so the operator should know why a plan with such a source is refused.
             LOG.log(System.Logger.Level.WARNING, "app: file names are read as " + fileNames
                     + " (the locale's encoding): a bind source or a checked path with other characters is refused"
-                    + " as invalid_path; run with LANG=C.UTF-8 (as the container image does) to allow them");
+                    + " as invalid_path; run with LC_CTYPE=C.UTF-8 (as the container image does) to allow them");
         }
         AgentProcess agent;
         try {
