@@ -95,6 +95,44 @@ public final class SecretFile {
                         + " (use mode 0400 or 0600)");
             }
         }
+        if (permissions.contains(PosixFilePermission.GROUP_READ)) {
+            // Group read is for the agent's own group (compose: the socket's group, 0440); any other group's members
+            // would hold the key to the Docker socket.
+            int gid;
+            try {
+                gid = (Integer) Files.getAttribute(file, "unix:gid");
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                throw new AuthException("secret file " + name + " group cannot be read", e);
+            }
+            if (!processGroups().contains(gid)) {
+                throw new AuthException("secret file " + name + " is readable by its group " + gid
+                        + ", which the agent's process is not in (use mode 0400 or 0600, or the agent's group)");
+            }
+        }
+    }
+
+    /** @return the process's effective group and its supplementary groups, from {@code /proc/self/status} */
+    private static Set<Integer> processGroups() throws AuthException {
+        Set<Integer> groups = new java.util.HashSet<>();
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Gid:")) {
+                    groups.add(Integer.parseInt(line.substring(4).trim().split("\\s+")[1]));
+                } else if (line.startsWith("Groups:")) {
+                    for (String g : line.substring(7).trim().split("\\s+")) {
+                        if (!g.isEmpty()) {
+                            groups.add(Integer.parseInt(g));
+                        }
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            throw new AuthException("the agent's groups cannot be read from /proc/self/status", e);
+        }
+        if (groups.isEmpty()) {
+            throw new AuthException("the agent's groups cannot be read from /proc/self/status");
+        }
+        return groups;
     }
 
     private static String describe(PosixFilePermission p) {

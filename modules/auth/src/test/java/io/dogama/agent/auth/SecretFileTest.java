@@ -53,6 +53,23 @@ class SecretFileTest {
         assertEquals(1, SecretFile.load(file).count());
     }
 
+    /**
+     * Group read is for the agent's own group (compose gives the secret the socket's group, the agent's): a secret
+     * readable by another group gave its members the key to the Docker socket. Giving a file another group needs root,
+     * as the tests run (scripts/test, .ci/run).
+     */
+    @Test
+    void aSecretReadableByAGroupTheAgentIsNotInIsRefused() throws Exception {
+        Path file = Vectors.secretFile(dir, LINE);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r-----"));
+        Files.setAttribute(file, "unix:gid", 4242);
+        AuthException e = assertThrows(AuthException.class, () -> SecretFile.load(file));
+        assertTrue(e.getMessage().contains("readable by its group 4242, which the agent's process is not in"),
+                e.getMessage());
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
+        assertEquals(1, SecretFile.load(file).count(), "the group does not matter without its read bit");
+    }
+
     @Test
     void missingFileIsRefused() {
         AuthException e = assertThrows(AuthException.class, () -> SecretFile.load(dir.resolve("nope")));
