@@ -104,7 +104,7 @@ final class DataDirectory {
                     + PosixFilePermissions.toString(attrs.permissions()) + "); the agent creates it 0700 (chmod 0700 " + dir + ")",
                     null);
         }
-        warnAboutOpenEntries(what, dir, attrs);
+        checkEntries(what, dir, attrs);
     }
 
     private static int owner(String what, Path dir) throws StartupException {
@@ -138,7 +138,7 @@ final class DataDirectory {
      * enter (0755 is only warned about) they could truncate the registry, put back an older copy of it, or hold its
      * lock, and the agent never changes a mode the operator set.
      */
-    private static void warnAboutOpenEntries(String what, Path dir, PosixFileAttributes dirAttrs) throws StartupException {
+    private static void checkEntries(String what, Path dir, PosixFileAttributes dirAttrs) throws StartupException {
         List<String> open = new ArrayList<>();
         List<String> writable = new ArrayList<>();
         if (dirAttrs.permissions().stream().anyMatch(OPEN_TO_OTHERS::contains)) {
