@@ -2,6 +2,7 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Ids;
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.InstanceId;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
@@ -32,6 +33,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * The operations behind {@link AgentOperations}. Mutating operations on one instance are exclusive:
@@ -143,7 +145,7 @@ final class Operations implements AgentOperations {
     // ---------------------------------------------------------------- mutations
 
     @Override
-    public Outcome<Created> create(byte[] planJson) {
+    public Outcome<Created> create(byte[] planJson, Consumer<String> target) {
         Plan plan;
         switch (PlanParser.parse(planJson)) {
             case Outcome.Ok<Plan> ok -> plan = ok.value();
@@ -151,7 +153,9 @@ final class Operations implements AgentOperations {
                 return f.cast();
             }
         }
-        if (!Ids.isId(plan.instanceId())) {
+        if (Ids.isId(plan.instanceId())) {
+            target.accept(plan.instanceId());
+        } else {
             // Never registrable: report every violation, without a guard or a registry lookup.
             return read("create", () -> {
                 approvals.approve(plan, List.of(), "");
@@ -181,7 +185,8 @@ final class Operations implements AgentOperations {
         // between the check and the rename (the rename failed after the stop: the instance was stopped and started
         // again, and the answer was 500). A revision other than the expected one is refused before any rename.
         return exclusive("replace", instanceId, new InstanceId(instanceId).priorNamesake(req.expectedRevision()),
-                () -> replaces.replace(Tracked.load(registry, instanceId), req.plan(), req.expectedRevision()));
+                () -> replaces.replace(settled(Tracked.load(registry, instanceId)), req.plan(),
+                        req.expectedRevision()));
     }
 
     @Override
@@ -216,7 +221,33 @@ final class Operations implements AgentOperations {
         if (!Ids.isId(id)) {
             return Outcome.failed(ProblemCode.UNKNOWN_INSTANCE);
         }
-        return exclusive(what, id, () -> body.run(Tracked.load(registry, id)));
+        return exclusive(what, id, () -> body.run(settled(Tracked.load(registry, id))));
+    }
+
+    /**
+     * A replace whose rollback the engine failed (it could not even stop the containers) leaves its record
+     * {@code REPLACING} or {@code ROLLING_BACK}, and no request event is allowed there: only the next start's
+     * reconciliation rolled it back, so an engine outage during a replace stranded the instance until someone
+     * restarted a healthy agent (SPEC 10 wants it rolled back or stopped in {@code INTERVENTION_REQUIRED}). Under
+     * the instance's guard no replace of it runs, so such a record is one left behind: the next mutation on it
+     * first runs the same recovery the start would, as the next create does for a left {@code CREATING}, and then
+     * goes on from where that ends.
+     *
+     * @param t the record, loaded under the guard
+     * @return it, settled
+     * @throws Abort {@code intervention_required} while the recovery cannot finish either (the record is left as
+     *               it was, for the next request or start)
+     */
+    private Tracked settled(Tracked t) throws Abort {
+        if (t.state() != InstanceState.REPLACING && t.state() != InstanceState.ROLLING_BACK) {
+            return t;
+        }
+        if (!(replaces.recover(t) instanceof Step.End)) {
+            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        }
+        LOG.log(System.Logger.Level.INFO, "lifecycle: {0}: a replace left unfinished was resolved ({1})", t.id(),
+                t.state());
+        return t;
     }
 
     // ---------------------------------------------------------------- reads
