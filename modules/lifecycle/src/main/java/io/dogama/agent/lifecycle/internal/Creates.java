@@ -16,6 +16,7 @@ import io.dogama.agent.policy.Rules;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.RegistryException;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +31,10 @@ import java.util.Set;
  */
 final class Creates {
     private static final System.Logger LOG = System.getLogger(Creates.class.getName());
+
+    /** The states a create's repeat answers as the instance that exists. */
+    private static final Set<InstanceState> SETTLED =
+            EnumSet.of(InstanceState.CREATED, InstanceState.RUNNING, InstanceState.STOPPED);
 
     private final Registry registry;
     private final DockerEngine docker;
@@ -69,6 +74,12 @@ final class Creates {
                 }
                 if (!f.record().planDigest().equals(digest)) {
                     throw new Abort(ProblemCode.INSTANCE_EXISTS);
+                }
+                // The repeat of a create that happened: not of one whose instance is being deleted, or was left by
+                // a replace or in INTERVENTION_REQUIRED, which a 200 would report as created (SPEC 10: CREATE is
+                // allowed from no record only).
+                if (!SETTLED.contains(f.record().state())) {
+                    throw new Abort(ProblemCode.INVALID_TRANSITION);
                 }
                 return new Created(ids.view(f.record()), true);
             }

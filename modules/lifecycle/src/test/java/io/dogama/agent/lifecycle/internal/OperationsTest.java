@@ -26,9 +26,15 @@ import io.dogama.agent.registry.InstanceRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The operations against the real engine: happy paths and the refusals each check must produce. */
 class OperationsTest {
@@ -422,6 +428,11 @@ class OperationsTest {
         failedWith(ProblemCode.INVALID_TRANSITION,
                 h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
         failedWith(ProblemCode.INTERVENTION_REQUIRED, h.ops.stats(id));
+        // a create's repeat does not report it as created, whichever of the two plans the record holds
+        assertEquals(Set.of(ProblemCode.INVALID_TRANSITION, ProblemCode.INSTANCE_EXISTS),
+                Stream.of("one", "two").map(g -> h.ops.create(bytes(h.plan(id, src, port, g))))
+                        .map(o -> o instanceof Outcome.Failed<Created> f ? f.code() : null)
+                        .collect(Collectors.toSet()));
         // delete is the way out, and removes both containers
         ok(h.ops.delete(id));
         h.assertEnd(id, Harness.End.ABSENT);
@@ -455,15 +466,62 @@ class OperationsTest {
     void aFailedDeleteIsFinishedByAskingAgain() throws Exception {
         String id = h.newId();
         Path src = h.source("data");
-        ok(h.ops.create(bytes(h.plan(id, src, Harness.port(), "one"))));
+        String v1 = h.plan(id, src, Harness.port(), "one");
+        ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
         h.faults.current = new Harness.Script().on(Step.DELETE_REMOVE_CONTAINER, Harness.FAIL);
         failedWith(ProblemCode.INTERNAL_ERROR, h.ops.delete(id));
         h.faults.current = Faults.NONE;
         assertEquals(InstanceState.DELETING, ok(h.ops.inspect(id)).summary().state());
         failedWith(ProblemCode.INVALID_TRANSITION, h.ops.start(id));
+        // the create's repeat does not report an instance being deleted as created
+        failedWith(ProblemCode.INVALID_TRANSITION, h.ops.create(bytes(v1)));
         ok(h.ops.delete(id));
         h.assertEnd(id, Harness.End.ABSENT);
+        h.assertKept(src, "data");
+    }
+
+    /**
+     * The engine fails a replace, its rollback and even the rollback's stop (an outage): the record is left
+     * {@code ROLLING_BACK}, where no request event is allowed. The next request, once the engine is back, rolls it
+     * back first, in the same process; before, only a restart of the agent did (a delete was
+     * {@code invalid_transition}).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"delete", "start", "replace"})
+    void aReplaceLeftUnfinishedByTheEngineIsResolvedByTheNextRequest(String next) throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
+        ok(h.ops.start(id));
+        String old = h.requireRecord(id).containerId().orElseThrow();
+        h.faults.current = new Harness.Script().on(Step.REPLACE_START_NEW, Harness.FAIL)
+                .on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL).on(Step.ROLLBACK_STOP_ALL, Harness.FAIL);
+        failedWith(ProblemCode.INTERVENTION_REQUIRED,
+                h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "two"), 0))));
+        h.faults.current = Faults.NONE;
+        assertEquals(InstanceState.ROLLING_BACK, ok(h.ops.inspect(id)).summary().state());
+        assertEquals(2, h.containersOf(id).size(), "the new container and the old one");
+        switch (next) {
+            case "delete" -> {
+                ok(h.ops.delete(id));
+                h.assertEnd(id, Harness.End.ABSENT);
+                assertTrue(h.containersOf(id).isEmpty(), "both containers removed");
+            }
+            case "start" -> {
+                InstanceView v = ok(h.ops.start(id));
+                assertEquals(InstanceState.RUNNING, v.summary().state());
+                assertEquals(0, v.summary().revision());
+                assertEquals(Optional.of(old), h.requireRecord(id).containerId(), "the old container, rolled back");
+                assertEquals(List.of(old), h.containersOf(id).stream().map(c -> c.id()).toList());
+            }
+            default -> {
+                InstanceView v = ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
+                assertEquals(1, v.summary().revision());
+                h.assertEnd(id, Harness.End.SETTLED);
+            }
+        }
         h.assertKept(src, "data");
     }
 
