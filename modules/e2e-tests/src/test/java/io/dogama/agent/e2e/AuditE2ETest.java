@@ -130,7 +130,9 @@ class AuditE2ETest {
                 "\"kind\":\"refused\",\"route\":\"POST /v1/instances\",\"outcome\":\"replayed_request\",\"status\":401",
                 "\"kind\":\"refused\",\"route\":\"POST /v1/instances/{id}/start\",\"instanceId\":\"" + plan.id()
                         + "\",\"outcome\":\"unauthenticated\",\"status\":401",
-                "\"outcome\":\"plan_rejected\",\"status\":422",
+                // a refused create is recorded against the instance its plan names
+                "\"kind\":\"end\",\"route\":\"POST /v1/instances\",\"instanceId\":\"" + bad.id()
+                        + "\",\"outcome\":\"plan_rejected\",\"status\":422",
                 "\"outcome\":\"revision_conflict\",\"status\":409",
                 "\"outcome\":\"unknown_instance\",\"status\":404",
                 "\"route\":\"DELETE /v1/instances/{id}\",\"instanceId\":\"" + plan.id() + "\",\"outcome\":\"ok\",\"status\":204",

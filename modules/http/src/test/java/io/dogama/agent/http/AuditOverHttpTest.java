@@ -67,6 +67,21 @@ class AuditOverHttpTest {
     }
 
     /**
+     * SPEC 14: a refused create is a line naming its instance. The HTTP layer never parses a plan, so the end line of
+     * a create the operations refused named no instance at all (session 41's review).
+     */
+    @Test
+    void aRefusedCreateIsRecordedAgainstTheInstanceItsPlanNames() throws Exception {
+        try (AuditLog audit = open(); ServerFixture f = ServerFixture.start(dir, Accounting.of(audit, Metrics.create()))) {
+            assertEquals(201, f.send("POST", "/v1/instances", PLAN).status());
+            assertEquals(409, f.send("POST", "/v1/instances", PLAN.replace(SECRET_ENV, "another")).status());
+        }
+        String log = log();
+        assertTrue(log.contains("\"kind\":\"end\",\"route\":\"POST /v1/instances\",\"instanceId\":\"mc-0001\","
+                + "\"outcome\":\"instance_exists\",\"status\":409"), log);
+    }
+
+    /**
      * Session 38's review: the 50 lines a second of refusals were shared by every unauthenticated one, so a flood of
      * unsigned requests kept a captured request sent again, and its peer, out of the log. The log's clock stands
      * still: every request falls in one second.

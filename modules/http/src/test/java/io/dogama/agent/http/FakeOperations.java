@@ -2,6 +2,7 @@ package io.dogama.agent.http;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import io.dogama.agent.core.HostPort;
+import io.dogama.agent.core.Ids;
 import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.ProblemCode;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * An in-memory {@link AgentOperations}: a small registry with the state changes the routes ask for,
@@ -104,7 +106,7 @@ final class FakeOperations implements AgentOperations {
     }
 
     @Override
-    public synchronized Outcome<Created> create(byte[] planJson) {
+    public synchronized Outcome<Created> create(byte[] planJson, Consumer<String> target) {
         record("create");
         bodies.add(planJson);
         String id;
@@ -114,6 +116,9 @@ final class FakeOperations implements AgentOperations {
                 return Outcome.rejected(List.of(new Violation("instanceId", "missing")));
             }
             id = s;
+            if (Ids.isId(id)) {
+                target.accept(id);
+            }
         } catch (IOException e) {
             return Outcome.rejected(List.of(new Violation("", "malformed_json")));
         }

@@ -3,6 +3,7 @@ package io.dogama.agent.lifecycle;
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Outcome;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Everything the HTTP surface may ask of the agent (SPEC section 2), and nothing else: no generic
@@ -39,7 +40,20 @@ public interface AgentOperations {
      * @param planJson the raw plan body
      * @return the instance; {@link Created#existed()} tells an idempotent repeat
      */
-    Outcome<Created> create(byte[] planJson);
+    default Outcome<Created> create(byte[] planJson) {
+        return create(planJson, id -> {
+        });
+    }
+
+    /**
+     * As {@link #create(byte[])}, telling {@code target} which instance the plan names as soon as it is parsed, so
+     * that a refusal can be recorded against it (the HTTP layer never parses a plan itself).
+     *
+     * @param planJson the raw plan body
+     * @param target   told the plan's instance ID, once, when the plan parses and the ID is well formed
+     * @return the instance; {@link Created#existed()} tells an idempotent repeat
+     */
+    Outcome<Created> create(byte[] planJson, Consumer<String> target);
 
     /**
      * @param instanceId the instance in the path

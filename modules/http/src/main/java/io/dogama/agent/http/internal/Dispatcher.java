@@ -11,6 +11,7 @@ import io.dogama.agent.metrics.Metrics;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -75,7 +76,11 @@ final class Dispatcher {
                         new Dispatched(listing(ok.value()), Accountant.Result.failed(null, List.of()));
                 case Outcome.Failed<List<InstanceSummary>> failed -> failure(failed);
             };
-            case CREATE -> created(ops.create(body));
+            case CREATE -> {
+                // A refused create is recorded against the instance its plan names (SPEC 14), once it parsed.
+                AtomicReference<String> target = new AtomicReference<>();
+                yield created(ops.create(body, target::set), target.get());
+            }
             // A replace that succeeded went from revision n to n+1 (SPEC section 2).
             case REPLACE -> instance(ops.replace(id, body), 1);
             case INSPECT -> reply(ops.inspect(id), 200, Json::instance);
@@ -113,7 +118,8 @@ final class Dispatcher {
         return now.reply();
     }
 
-    private static Dispatched created(Outcome<Created> outcome) {
+    /** @param target the instance the plan names, or null when it did not parse */
+    private static Dispatched created(Outcome<Created> outcome, String target) {
         return switch (outcome) {
             case Outcome.Ok<Created> ok -> {
                 InstanceView v = ok.value().instance();
@@ -122,7 +128,11 @@ final class Dispatcher {
                         new Accountant.Result(null, v.summary().instanceId(), ok.value().existed() ? after : -1, after,
                                 v.summary().planDigest(), List.of()));
             }
-            case Outcome.Failed<Created> failed -> failure(failed);
+            case Outcome.Failed<Created> failed -> {
+                Dispatched d = failure(failed);
+                Accountant.Result r = d.result();
+                yield new Dispatched(d.reply(), new Accountant.Result(r.code(), target, -1, -1, null, r.rules()));
+            }
         };
     }
 
