@@ -11,6 +11,8 @@ import io.dogama.agent.auth.Secrets;
 import io.dogama.agent.docker.DockerEngine;
 import io.dogama.agent.docker.DockerException;
 import io.dogama.agent.docker.DockerLimits;
+import io.dogama.agent.docker.DockerTimeoutException;
+import io.dogama.agent.docker.DockerUnavailableException;
 import io.dogama.agent.http.Accounting;
 import io.dogama.agent.http.AgentServer;
 import io.dogama.agent.http.HttpException;
@@ -161,6 +163,11 @@ final class AgentProcess implements AutoCloseable {
             adoptAfterFailure(engineConnect, connector);
             adoptAfterFailure(registryOpen, opener);
             close();
+            // An engine that does not answer (not up yet at boot, restarting) is no fault of the configuration: the
+            // supervisor should try again, where a refusal of the configuration or the host must stop it.
+            if (engineDidNotAnswer(e) || engineDidNotAnswer(e.getCause())) {
+                throw StartupException.engineUnavailable(e.getMessage(), e);
+            }
             throw new StartupException(e.getMessage(), e);
         } catch (StartupException | RuntimeException | Error e) {
             adoptAfterFailure(engineConnect, connector);
@@ -168,6 +175,11 @@ final class AgentProcess implements AutoCloseable {
             close();
             throw e;
         }
+    }
+
+    /** @return true for the engine client's failures that say the engine did not answer, nothing more */
+    private static boolean engineDidNotAnswer(Throwable e) {
+        return e instanceof DockerUnavailableException || e instanceof DockerTimeoutException;
     }
 
     /** What a start thread made, once it is done; its own failures come out as they are. */

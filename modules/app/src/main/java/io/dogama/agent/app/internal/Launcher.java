@@ -25,6 +25,11 @@ public final class Launcher {
      * must be fixed first, a restart alone changes nothing.
      */
     static final int REFUSED = 78;
+    /**
+     * Exit status when the Docker engine did not answer during the start (sysexits' EX_UNAVAILABLE): it may not be
+     * up yet, so the supervisor should start the agent again.
+     */
+    static final int ENGINE_UNAVAILABLE = 69;
     /** Environment variable naming the config file when no {@code --config} is given. */
     static final String CONFIG_ENV = "DOGAMA_AGENT_CONFIG";
 
@@ -112,7 +117,7 @@ public final class Launcher {
             agent = AgentProcess.start(config, Clock.systemUTC());
         } catch (StartupException e) {
             err.println("dogama-agent: " + e.getMessage());
-            return REFUSED;
+            return e.passing() ? ENGINE_UNAVAILABLE : REFUSED;
         }
         Lifetime life = Lifetime.watch(agent.listenAddress(), agent::listening);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
