@@ -30,6 +30,7 @@ import io.dogama.agent.registry.RegistryException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -165,7 +166,8 @@ final class AgentProcess implements AutoCloseable {
             close();
             // An engine that does not answer (not up yet at boot, restarting) is no fault of the configuration: the
             // supervisor should try again, where a refusal of the configuration or the host must stop it.
-            if (engineDidNotAnswer(e) || engineDidNotAnswer(e.getCause())) {
+            Path socket = config.dockerSocket();
+            if (engineDidNotAnswer(e, socket) || engineDidNotAnswer(e.getCause(), socket)) {
                 throw StartupException.engineUnavailable(e.getMessage(), e);
             }
             throw new StartupException(e.getMessage(), e);
@@ -177,9 +179,18 @@ final class AgentProcess implements AutoCloseable {
         }
     }
 
-    /** @return true for the engine client's failures that say the engine did not answer, nothing more */
-    private static boolean engineDidNotAnswer(Throwable e) {
-        return e instanceof DockerUnavailableException || e instanceof DockerTimeoutException;
+    /**
+     * @return true for the engine client's failures that say only that the engine did not answer: no socket yet, a
+     *         socket the agent may use that refused or dropped the connection, a deadline that passed. Not an engine
+     *         that speaks no API version of the agent's, a JNI library that did not load, or a socket the agent has
+     *         no permission to use (its group is wrong): waiting cures none of those.
+     */
+    private static boolean engineDidNotAnswer(Throwable e, Path socket) {
+        return switch (e) {
+            case DockerTimeoutException t -> true;
+            case DockerUnavailableException u -> !u.lasting() && (!Files.exists(socket) || Files.isWritable(socket));
+            case null, default -> false;
+        };
     }
 
     /** What a start thread made, once it is done; its own failures come out as they are. */

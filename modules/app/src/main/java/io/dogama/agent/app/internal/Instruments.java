@@ -41,10 +41,14 @@ final class Instruments {
         };
     }
 
-    /** @return the counter of the start-up reconciliation's actions and findings, by action (its audit code) */
+    /**
+     * @return the counter of the start-up reconciliation's actions and findings, and of a request's recovery of a
+     *         record left unfinished, by action (its audit code)
+     */
     static Metrics.Counter reconciliations(Metrics metrics) {
         return metrics.counter("dogama_reconcile_actions_total",
-                "What this process's start-up reconciliation did or found, by action (the audit line's outcome).",
+                "What this process's start-up reconciliation, or a request's recovery of a record an earlier request "
+                        + "left unfinished, did or found, by action (the audit line's outcome).",
                 "action");
     }
 

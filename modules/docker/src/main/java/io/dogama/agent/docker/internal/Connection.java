@@ -69,7 +69,8 @@ final class Connection implements AutoCloseable {
         } catch (LinkageError e) {
             // junixsocket's JNI library did not load (JniLibrary): no socket can be made, now or later.
             closeQuietly(s);
-            throw new DockerUnavailableException("cannot reach the engine socket: junixsocket's JNI library did not load", e);
+            throw DockerUnavailableException.lasting(
+                    "cannot reach the engine socket: junixsocket's JNI library did not load", e);
         }
     }
 

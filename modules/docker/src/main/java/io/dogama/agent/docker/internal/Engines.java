@@ -71,12 +71,12 @@ public final class Engines {
             throw new DockerProtocolException("version: malformed MinAPIVersion");
         }
         if (offered.compareTo(MIN) < 0) {
-            throw new DockerUnavailableException("the engine offers API " + offered + ", older than the minimum "
-                    + MIN + " this agent needs; upgrade the Docker engine");
+            throw DockerUnavailableException.lasting("the engine offers API " + offered + ", older than the minimum "
+                    + MIN + " this agent needs; upgrade the Docker engine", null);
         }
         if (floor.isPresent() && floor.get().compareTo(MAX) > 0) {
-            throw new DockerUnavailableException("the engine requires API " + floor.get() + " or newer, above the "
-                    + MAX + " this agent speaks");
+            throw DockerUnavailableException.lasting("the engine requires API " + floor.get() + " or newer, above the "
+                    + MAX + " this agent speaks", null);
         }
         return offered.compareTo(MAX) > 0 ? MAX : offered;
     }
