@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  *
  * @param kind           what happened
  * @param route          the route-table entry ({@code "POST /v1/instances/{id}/start"}), {@code "-"} when
- *                       no route matched, or {@code "startup"} for the reconciliation
+ *                       no route matched, {@code "startup"} for the reconciliation, or {@code "request"} for the
+ *                       recovery a request ran first on a record an earlier request left unfinished
  * @param instanceId     the instance, or null
  * @param outcome        {@code ok}, a problem code of SPEC section 4, or a reconciliation action
  * @param status         the HTTP status answered, or 0 (none: a begin line, a reconciliation)
@@ -31,7 +32,7 @@ public record AuditEvent(Kind kind, String route, String instanceId, String outc
     /** Most rule names on one line; more are summarised by their count. */
     public static final int MAX_RULES = 16;
 
-    private static final Pattern ROUTE = Pattern.compile("^(startup|-|[A-Z]{3,7} /v1(/[a-z0-9{}-]{1,32}){0,3})$");
+    private static final Pattern ROUTE = Pattern.compile("^(startup|request|-|[A-Z]{3,7} /v1(/[a-z0-9{}-]{1,32}){0,3})$");
     private static final Pattern CODE = Pattern.compile("^[a-z][a-z0-9_]{0,47}$");
     private static final Pattern DIGEST = Pattern.compile("^sha256:[0-9a-f]{64}$");
     // An IPv4 or IPv6 literal (with an optional zone of word characters) and a port; nothing else.
@@ -93,7 +94,7 @@ public record AuditEvent(Kind kind, String route, String instanceId, String outc
 
     /**
      * @param kind  what happened
-     * @param route the route-table pattern, {@code "-"} or {@code "startup"}
+     * @param route the route-table pattern, {@code "-"}, {@code "startup"} or {@code "request"}
      * @return a builder with outcome {@code ok} and nothing else set
      */
     public static Builder builder(Kind kind, String route) {

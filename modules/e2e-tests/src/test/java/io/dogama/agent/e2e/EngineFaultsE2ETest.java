@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,6 +72,46 @@ class EngineFaultsE2ETest {
             e2e.engineLink().up();
         }
         // The registry's lock, the nonce journal's and the audit log's are free again: a start works.
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
+    /**
+     * An engine that answers but speaks no API version of the agent's is no passing fault: waiting does not cure it,
+     * so the start is refused with the configuration's 78 (exit 69 would have a supervisor start the agent again and
+     * again), and the message says what to do.
+     */
+    @Test
+    void anEngineOfAnUnsupportedApiVersionIsRefusedForGood() throws Exception {
+        e2e.stopAgent();
+        e2e.engineLink().down();
+        byte[] body = "{\"ApiVersion\":\"1.12\",\"MinAPIVersion\":\"1.12\"}".getBytes(StandardCharsets.US_ASCII);
+        byte[] answer = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+                + "\r\n\r\n" + new String(body, StandardCharsets.US_ASCII)).getBytes(StandardCharsets.US_ASCII);
+        java.nio.channels.ServerSocketChannel old = java.nio.channels.ServerSocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX);
+        old.bind(java.net.UnixDomainSocketAddress.of(e2e.engineLink().path()));
+        Thread server = Thread.ofPlatform().daemon().name("old-engine").start(() -> {
+            while (old.isOpen()) {
+                try (java.nio.channels.SocketChannel c = old.accept()) {
+                    c.read(java.nio.ByteBuffer.allocate(8192)); // the request head: GET /version
+                    c.write(java.nio.ByteBuffer.wrap(answer));
+                } catch (java.io.IOException e) {
+                    return;
+                }
+            }
+        });
+        try {
+            AssertionError refused = assertThrows(AssertionError.class,
+                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
+            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("upgrade the Docker engine"), refused.getMessage());
+        } finally {
+            old.close();
+            server.join(Duration.ofSeconds(20));
+            Files.deleteIfExists(e2e.engineLink().path());
+            e2e.engineLink().up();
+        }
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals(200, e2e.wire().get("/v1/health").status());
     }

@@ -2,7 +2,8 @@ package io.dogama.agent.lifecycle;
 
 /**
  * Told what the start-up reconciliation did to each record, and of each container with the agent's labels that no
- * record names (for the audit log, SPEC section 14).
+ * record names (for the audit log, SPEC section 14); and what a request's own recovery of a record left unfinished
+ * did ({@link #resolvedByRequest}).
  * Called on the starting thread, once per action; it must not throw (a throw is logged and ignored).
  */
 @FunctionalInterface
@@ -16,6 +17,18 @@ public interface Reconciliations {
      * @param action     what was done or found
      */
     void reconciled(String instanceId, Action action);
+
+    /**
+     * Told what a request did first, on a record an earlier request left unfinished (a replace the engine failed
+     * even to roll back): the same recovery the start-up reconciliation runs, run by the next mutation on the
+     * instance. Called on the request's thread; the same rules as {@link #reconciled}.
+     *
+     * @param instanceId the record's key
+     * @param action     what was done
+     */
+    default void resolvedByRequest(String instanceId, Action action) {
+        reconciled(instanceId, action);
+    }
 
     /** What the reconciliation did to one record. */
     enum Action {

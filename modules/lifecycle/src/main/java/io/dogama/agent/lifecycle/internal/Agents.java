@@ -35,14 +35,14 @@ public final class Agents {
 
     static Operations start(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults,
             Reconciliations listener) throws LifecycleException {
-        Operations ops = new Operations(docker, registry, policy, faults);
+        Operations ops = new Operations(docker, registry, policy, faults, listener);
         try {
             docker.ping();
         } catch (DockerException e) {
             throw new LifecycleException("the Docker engine does not answer; not starting", e);
         }
         try {
-            ops.reconciler(listener).run();
+            ops.reconciler().run();
         } catch (RegistryException e) {
             throw new LifecycleException("the registry cannot be listed; not starting", e);
         }

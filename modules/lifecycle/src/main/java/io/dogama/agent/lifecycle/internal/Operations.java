@@ -72,7 +72,15 @@ final class Operations implements AgentOperations {
     /** Instance IDs with a mutating operation in flight; bounded by the requests running at once. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
+    /** Told what a request's recovery of a record left unfinished did, as the start-up reconciliation is. */
+    private final Reconciliations listener;
+
     Operations(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults) {
+        this(docker, registry, policy, faults, Reconciliations.NONE);
+    }
+
+    Operations(DockerEngine docker, Registry registry, PlanPolicy policy, Faults faults, Reconciliations listener) {
+        this.listener = listener;
         this.docker = docker;
         this.registry = registry;
         this.policy = policy;
@@ -89,11 +97,8 @@ final class Operations implements AgentOperations {
         });
     }
 
-    /**
-     * @param listener told what the reconciliation did to each record
-     * @return the start-up reconciliation over this registry, run by these operations
-     */
-    Reconciler reconciler(Reconciliations listener) {
+    /** @return the start-up reconciliation over this registry, run by these operations, telling their listener */
+    Reconciler reconciler() {
         return new Reconciler(registry, ids, creates, replaces, deletes, listener);
     }
 
@@ -233,21 +238,38 @@ final class Operations implements AgentOperations {
      * first runs the same recovery the start would, as the next create does for a left {@code CREATING}, and then
      * goes on from where that ends.
      *
+     * <p>What the recovery did is told to the listener (an audit line and a count each, as at a start): it may have
+     * removed a container, made one again, committed the new revision or given up into {@code INTERVENTION_REQUIRED},
+     * none of which the request's own line says.
+     *
      * @param t the record, loaded under the guard
      * @return it, settled
-     * @throws Abort {@code intervention_required} while the recovery cannot finish either (the record is left as
-     *               it was, for the next request or start)
+     * @throws Abort the code of what stopped the recovery ({@code docker_unavailable} while the engine is still
+     *               away), which leaves the record where it stopped, for the next request or start
      */
     private Tracked settled(Tracked t) throws Abort {
         if (t.state() != InstanceState.REPLACING && t.state() != InstanceState.ROLLING_BACK) {
             return t;
         }
-        if (!(replaces.recover(t) instanceof Step.End)) {
-            throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
+        Replaces.Recovery r = replaces.recovery(t);
+        if (!(r.end() instanceof Step.End end)) {
+            Exception failure = r.failure().orElse(new Abort(ProblemCode.INTERVENTION_REQUIRED));
+            Problems.log("recovery of " + t.id() + " before a request", failure);
+            tell(t.id(), Reconciliations.Action.LEFT_UNRESOLVED);
+            throw failure instanceof Abort a ? a : new Abort(Problems.code(failure));
         }
         LOG.log(System.Logger.Level.INFO, "lifecycle: {0}: a replace left unfinished was resolved ({1})", t.id(),
                 t.state());
+        tell(t.id(), Reconciler.replaceAction(end));
         return t;
+    }
+
+    private void tell(String id, Reconciliations.Action action) {
+        try {
+            listener.resolvedByRequest(id, action);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "lifecycle: the reconciliation listener failed", e);
+        }
     }
 
     // ---------------------------------------------------------------- reads

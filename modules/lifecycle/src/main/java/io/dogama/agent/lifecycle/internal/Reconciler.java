@@ -149,7 +149,7 @@ final class Reconciler {
     }
 
     /** @return what a replace's or rollback's run that ended did, by the table event it ended with */
-    private static Reconciliations.Action replaceAction(Step.End end) {
+    static Reconciliations.Action replaceAction(Step.End end) {
         return switch (end.ifStopped()) {
             case REPLACED_CREATED, REPLACED_RUNNING -> Reconciliations.Action.REPLACE_FINISHED;
             case ROLLED_BACK_RUNNING, ROLLED_BACK_STOPPED -> Reconciliations.Action.REPLACE_ROLLED_BACK;

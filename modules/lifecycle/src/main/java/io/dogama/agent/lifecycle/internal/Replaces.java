@@ -114,13 +114,33 @@ final class Replaces {
      * @return how the run ended
      */
     Step.Decision recover(Tracked t) {
+        return recovery(t).end();
+    }
+
+    /**
+     * How a recovery ended.
+     *
+     * @param end     the run's end
+     * @param failure what stopped it, when it did not end
+     */
+    record Recovery(Step.Decision end, Optional<Exception> failure) {
+    }
+
+    /**
+     * As {@link #recover}, with what stopped the run.
+     *
+     * @param t a {@code REPLACING} or {@code ROLLING_BACK} record
+     * @return how the run ended
+     */
+    Recovery recovery(Tracked t) {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
         // A crash inside the stop step (its marker is written before the engine is called) may have left the engine
         // stopping the old container.
         boolean stopUnfinished = Step.ofMarker(t.record().step()).equals(Optional.of(Step.REPLACE_STOP_OLD));
-        return StepMachine.run(start, new StepMachine.Run("recovery of " + t.id(), t,
+        StepMachine.Run run = new StepMachine.Run("recovery of " + t.id(), t,
                 new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING, stopUnfinished),
-                faults));
+                faults);
+        return new Recovery(StepMachine.run(start, run), run.failure());
     }
 
     /**

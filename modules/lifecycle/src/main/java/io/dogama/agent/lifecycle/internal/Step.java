@@ -372,7 +372,8 @@ enum Step {
             case REPLACE_RECORD_NEW -> done ? new Go(REPLACE_START_NEW, false) : new Go(ROLLBACK_PERSIST, false);
             case REPLACE_START_NEW -> done ? new Go(REPLACE_REMOVE_OLD, false) : new Go(ROLLBACK_PERSIST, false);
             case REPLACE_REMOVE_OLD -> done ? new Go(REPLACE_COMMIT, false) : new Go(ROLLBACK_PERSIST, false);
-            // in the request, a replace that did not commit is always rolled back; only a start-up resumes one
+            // in the request, a replace that did not commit is always rolled back; only a recovery (at start-up, or
+            // the one a later request runs first) resumes one
             case REPLACE_COMMIT -> done ? new End(Event.REPLACED_CREATED, Event.REPLACED_RUNNING)
                     : new Go(ROLLBACK_PERSIST, false);
             // refused: the prior container is there (or the new one is not ours), so it is rolled back; an engine

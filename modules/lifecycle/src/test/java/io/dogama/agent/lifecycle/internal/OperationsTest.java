@@ -20,6 +20,7 @@ import io.dogama.agent.lifecycle.DiskUsage;
 import io.dogama.agent.lifecycle.InstanceSummary;
 import io.dogama.agent.lifecycle.InstanceView;
 import io.dogama.agent.lifecycle.PortAvailability;
+import io.dogama.agent.lifecycle.Reconciliations;
 import io.dogama.agent.lifecycle.Stats;
 import io.dogama.agent.policy.Rules;
 import io.dogama.agent.registry.InstanceRecord;
@@ -27,9 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -428,11 +426,14 @@ class OperationsTest {
         failedWith(ProblemCode.INVALID_TRANSITION,
                 h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
         failedWith(ProblemCode.INTERVENTION_REQUIRED, h.ops.stats(id));
-        // a create's repeat does not report it as created, whichever of the two plans the record holds
-        assertEquals(Set.of(ProblemCode.INVALID_TRANSITION, ProblemCode.INSTANCE_EXISTS),
-                Stream.of("one", "two").map(g -> h.ops.create(bytes(h.plan(id, src, port, g))))
-                        .map(o -> o instanceof Outcome.Failed<Created> f ? f.code() : null)
-                        .collect(Collectors.toSet()));
+        // a create's repeat does not report it as created: the plan the record holds is invalid_transition, the
+        // other one instance_exists
+        String held = r.planDigest();
+        for (String greeting : List.of("one", "two")) {
+            String plan = h.plan(id, src, port, greeting);
+            failedWith(Harness.digest(plan).equals(held) ? ProblemCode.INVALID_TRANSITION : ProblemCode.INSTANCE_EXISTS,
+                    h.ops.create(bytes(plan)));
+        }
         // delete is the way out, and removes both containers
         ok(h.ops.delete(id));
         h.assertEnd(id, Harness.End.ABSENT);
@@ -481,18 +482,29 @@ class OperationsTest {
         h.assertKept(src, "data");
     }
 
+    /** What a request's recovery told, as "id ACTION". */
+    private static final class Heard implements Reconciliations {
+        final List<String> byRequest = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> atStart = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void reconciled(String instanceId, Action action) {
+            atStart.add(instanceId + " " + action);
+        }
+
+        @Override
+        public void resolvedByRequest(String instanceId, Action action) {
+            byRequest.add(instanceId + " " + action);
+        }
+    }
+
     /**
-     * The engine fails a replace, its rollback and even the rollback's stop (an outage): the record is left
-     * {@code ROLLING_BACK}, where no request event is allowed. The next request, once the engine is back, rolls it
-     * back first, in the same process; before, only a restart of the agent did (a delete was
-     * {@code invalid_transition}).
+     * Leaves the instance {@code ROLLING_BACK}: the engine fails a replace, its rollback and even the rollback's
+     * stop (an outage), so that no request event is allowed in the state the record is in.
+     *
+     * @return the container the instance had before the replace
      */
-    @ParameterizedTest
-    @ValueSource(strings = {"delete", "start", "replace"})
-    void aReplaceLeftUnfinishedByTheEngineIsResolvedByTheNextRequest(String next) throws Exception {
-        String id = h.newId();
-        Path src = h.source("data");
-        int port = Harness.port();
+    private String leftRollingBack(String id, Path src, int port) throws Exception {
         ok(h.ops.create(bytes(h.plan(id, src, port, "one"))));
         ok(h.ops.start(id));
         String old = h.requireRecord(id).containerId().orElseThrow();
@@ -503,26 +515,77 @@ class OperationsTest {
         h.faults.current = Faults.NONE;
         assertEquals(InstanceState.ROLLING_BACK, ok(h.ops.inspect(id)).summary().state());
         assertEquals(2, h.containersOf(id).size(), "the new container and the old one");
+        return old;
+    }
+
+    /**
+     * Once the engine is back, the next mutation on a record left {@code ROLLING_BACK} rolls it back first, in the
+     * same process, and tells the listener what it did (an audit line and a count at the agent); before, only a
+     * restart of the agent did, and a delete was {@code invalid_transition}.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"delete", "start", "stop", "restart", "replace"})
+    void aReplaceLeftUnfinishedByTheEngineIsResolvedByTheNextRequest(String next) throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        int port = Harness.port();
+        String old = leftRollingBack(id, src, port);
+        Heard heard = new Heard();
+        Operations ops = new Operations(h.docker, h.registry, h.policy, h.faults, heard);
         switch (next) {
             case "delete" -> {
-                ok(h.ops.delete(id));
+                ok(ops.delete(id));
                 h.assertEnd(id, Harness.End.ABSENT);
                 assertTrue(h.containersOf(id).isEmpty(), "both containers removed");
             }
-            case "start" -> {
-                InstanceView v = ok(h.ops.start(id));
-                assertEquals(InstanceState.RUNNING, v.summary().state());
+            case "start", "stop", "restart" -> {
+                InstanceView v = ok(switch (next) {
+                    case "start" -> ops.start(id);
+                    case "stop" -> ops.stop(id, 1);
+                    default -> ops.restart(id, 1);
+                });
+                assertEquals(next.equals("stop") ? InstanceState.STOPPED : InstanceState.RUNNING,
+                        v.summary().state());
                 assertEquals(0, v.summary().revision());
                 assertEquals(Optional.of(old), h.requireRecord(id).containerId(), "the old container, rolled back");
-                assertEquals(List.of(old), h.containersOf(id).stream().map(c -> c.id()).toList());
+                h.assertEnd(id, Harness.End.SETTLED);
             }
             default -> {
-                InstanceView v = ok(h.ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
+                InstanceView v = ok(ops.replace(id, bytes(replaceBody(h.plan(id, src, port, "three"), 0))));
                 assertEquals(1, v.summary().revision());
                 h.assertEnd(id, Harness.End.SETTLED);
             }
         }
+        assertEquals(List.of(id + " " + Reconciliations.Action.REPLACE_ROLLED_BACK), heard.byRequest);
+        assertEquals(List.of(), heard.atStart);
         h.assertKept(src, "data");
+    }
+
+    /**
+     * While the engine is still away, the request's recovery cannot finish either: the answer is what stopped it
+     * ({@code docker_unavailable}, which a client retries), not {@code intervention_required}; the listener hears
+     * it left unresolved; and the next request, with the engine back, finishes it.
+     */
+    @Test
+    void aRecoveryTheEngineStillFailsAnswersWhatStoppedIt() throws Exception {
+        String id = h.newId();
+        Path src = h.source("data");
+        String old = leftRollingBack(id, src, Harness.port());
+        Heard heard = new Heard();
+        Operations ops = new Operations(h.docker, h.registry, h.policy, h.faults, heard);
+        Harness.Action away = step -> {
+            throw new io.dogama.agent.docker.DockerUnavailableException("injected: the engine is away at " + step);
+        };
+        h.faults.current = new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, away).on(Step.ROLLBACK_STOP_ALL, away);
+        failedWith(ProblemCode.DOCKER_UNAVAILABLE, ops.delete(id));
+        h.faults.current = Faults.NONE;
+        assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED), heard.byRequest);
+        assertEquals(InstanceState.ROLLING_BACK, h.requireRecord(id).state());
+        ok(ops.start(id));
+        assertEquals(Optional.of(old), h.requireRecord(id).containerId());
+        h.assertEnd(id, Harness.End.SETTLED);
+        assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED,
+                id + " " + Reconciliations.Action.REPLACE_ROLLED_BACK), heard.byRequest);
     }
 
     @Test
