@@ -84,7 +84,6 @@ class AgentContainerTest {
         return new GenericContainer<>(DockerImageName.parse(image))
                 .withImagePullPolicy(name -> false)
                 .withNetworkMode(controlNetwork)
-                .withTmpFs(Map.of("/tmp", "rw,noexec,nosuid,nodev,size=16m"))
                 .withCreateContainerCmdModifier(cmd -> harden(cmd, secret, dataVolume));
     }
 

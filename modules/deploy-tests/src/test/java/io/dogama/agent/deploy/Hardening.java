@@ -33,6 +33,8 @@ final class Hardening {
         String name = c.getName();
         assertEquals(Boolean.FALSE, Boolean.TRUE.equals(h.getPrivileged()), name + ": privileged");
         assertEquals(Boolean.TRUE, h.getReadonlyRootfs(), name + ": root file system not read-only");
+        // SPEC 13: nothing writable but the data directory (and the socket): not even a tmpfs.
+        assertTrue(h.getTmpFs() == null || h.getTmpFs().isEmpty(), name + ": tmpfs " + h.getTmpFs());
         assertTrue(h.getCapDrop() != null && Arrays.asList(h.getCapDrop()).contains(Capability.ALL),
                 name + ": CapDrop lacks ALL: " + Arrays.toString(h.getCapDrop()));
         assertTrue(h.getCapAdd() == null || h.getCapAdd().length == 0, name + ": CapAdd " + Arrays.toString(h.getCapAdd()));
