@@ -305,6 +305,17 @@ final class Approvals {
     }
 
     /**
+     * A create's room in the registry, asked once the plan is valid and before its image is resolved: a full
+     * registry refuses the intent's insert anyway, and a pull it would make first (minutes, and repeated at every
+     * retry of a {@code busy}) was for nothing. The insert stays the rule; this only spares the engine's work.
+     */
+    private void requireRoom() throws Abort, RegistryException {
+        if (registry.all().size() >= registry.maxInstances()) {
+            throw new Abort(ProblemCode.BUSY);
+        }
+    }
+
+    /**
      * An approved plan and the look-up of its networks.
      *
      * @param plan              the approved plan
@@ -315,7 +326,7 @@ final class Approvals {
     record Approved(ApprovedPlan plan, Networks networks, long registrationsSeen, String fieldPrefix) {
     }
 
-    private Approved approve(Plan plan, Collection<String> own, String fieldPrefix, boolean networksEarly)
+    private Approved approve(Plan plan, Collection<String> own, String fieldPrefix, boolean create)
             throws Abort, DockerException, RegistryException {
         // The image look-up needs neither the engine's ports nor the validation: it runs beside them. Only
         // the catalog's own reference is looked up, never one the request states, and its answer is used
@@ -324,7 +335,7 @@ final class Approvals {
         // So do a create's networks, when every one the plan names is a network the configuration
         // approves (else the validation refuses the plan): a name the request states alone is never
         // looked up.
-        Networks networks = networksEarly && approvedNetworks(plan.networks())
+        Networks networks = create && approvedNetworks(plan.networks())
                 ? Networks.lookUp(docker, plan.networks()) : Networks.LATER;
         try {
             long seen = registered.get(); // before the registry is read: see register
@@ -332,6 +343,9 @@ final class Approvals {
                 case Outcome.Ok<ValidatedPlan> ok -> ok.value();
                 case Outcome.Failed<ValidatedPlan> f -> throw Abort.of(prefixed(f, fieldPrefix));
             };
+            if (create) {
+                requireRoom();
+            }
             ImageResolution image = image(v.template(), early);
             // A pull may have taken minutes: the networks are then looked up again, right before the create.
             Networks found = image.pulled() ? Networks.LATER : networks;

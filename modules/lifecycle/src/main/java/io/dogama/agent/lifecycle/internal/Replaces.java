@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * ReplaceInstance and its rollback (SPEC 10): the replace and rollback steps of {@link Step}, run
@@ -37,6 +38,13 @@ final class Replaces {
     private final Identities ids;
     private final Mounts mounts;
     private final Faults faults;
+    /**
+     * Instances whose record a run left unfinished ({@code REPLACING} or {@code ROLLING_BACK}) while the replace's
+     * stop of the old container was asked for and not answered: the engine may still be stopping it. The record's
+     * marker says so only after a crash inside the stop step; within this process, this does, for the recovery the
+     * next request runs. Bounded by the registered instances.
+     */
+    private final Set<String> stopsLeftUnfinished = ConcurrentHashMap.newKeySet();
 
     Replaces(DockerEngine docker, Approvals approvals, Identities ids, Mounts mounts, Faults faults) {
         this.docker = docker;
@@ -92,9 +100,10 @@ final class Replaces {
         InstanceRecord intent = Records.record(next, replacing, old.revision(), Optional.empty(), Optional.of(prior),
                 Optional.empty());
 
-        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t,
-                new Steps(approval, intent, false, false, false), faults);
+        Steps steps = new Steps(approval, intent, false, false, false);
+        StepMachine.Run run = new StepMachine.Run("replace " + old.instanceId(), t, steps, faults);
         Step.Decision end = StepMachine.run(new Step.Go(Step.REPLACE_PERSIST_INTENT, false), run);
+        remember(t, end, steps);
         if (end instanceof Step.End e && (e.ifStopped() == Event.REPLACED_CREATED)) {
             return ids.view(t.record());
         }
@@ -136,11 +145,24 @@ final class Replaces {
         Step.Go start = (Step.Go) Step.recover(Phase.of(t.state()), Step.ofMarker(t.record().step()));
         // A crash inside the stop step (its marker is written before the engine is called) may have left the engine
         // stopping the old container.
-        boolean stopUnfinished = Step.ofMarker(t.record().step()).equals(Optional.of(Step.REPLACE_STOP_OLD));
-        StepMachine.Run run = new StepMachine.Run("recovery of " + t.id(), t,
-                new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING, stopUnfinished),
-                faults);
-        return new Recovery(StepMachine.run(start, run), run.failure());
+        boolean stopUnfinished = Step.ofMarker(t.record().step()).equals(Optional.of(Step.REPLACE_STOP_OLD))
+                || stopsLeftUnfinished.contains(t.id());
+        Steps steps = new Steps(null, null, searches(t.record()), t.state() == InstanceState.REPLACING, stopUnfinished);
+        StepMachine.Run run = new StepMachine.Run("recovery of " + t.id(), t, steps, faults);
+        Step.Decision end = StepMachine.run(start, run);
+        remember(t, end, steps);
+        return new Recovery(end, run.failure());
+    }
+
+    /** Keeps, for a run that left the record unfinished, whether its stop of the old container was left unanswered. */
+    private void remember(Tracked t, Step.Decision end, Steps steps) {
+        boolean unfinished = !(end instanceof Step.End)
+                && (t.state() == InstanceState.REPLACING || t.state() == InstanceState.ROLLING_BACK);
+        if (unfinished && steps.stopUnfinished) {
+            stopsLeftUnfinished.add(t.id());
+        } else {
+            stopsLeftUnfinished.remove(t.id());
+        }
     }
 
     /**

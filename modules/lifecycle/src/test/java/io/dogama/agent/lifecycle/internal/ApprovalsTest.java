@@ -413,20 +413,7 @@ class ApprovalsTest {
         // A template pinned by manifest digest whose image is not local: the approval pulls it, which may
         // take minutes, so the network look-up made beside the approval is not the one the create uses.
         String digest = "sha256:" + "ab".repeat(32);
-        String localId = h.docker.inspectImage(Harness.DEMO_IMAGE).orElseThrow().id();
-        String json;
-        try (var in = Catalog.class.getResourceAsStream(
-                Catalog.RESOURCE_DIR + Harness.TEMPLATE + "/" + Harness.VERSION + ".json")) {
-            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        Template embedded = Catalog.embedded().find(Harness.TEMPLATE, Harness.VERSION).orElseThrow();
-        json = json.replace(embedded.imageId().orElseThrow(), localId)
-                .replaceFirst("\"imageId\":", "\"manifestDigest\": \"" + digest + "\", \"imageId\":");
-        Path dir = Files.createDirectories(h.base.resolve("pinned/" + Harness.TEMPLATE));
-        Files.writeString(dir.resolve(Harness.VERSION + ".json"), json);
-        Files.writeString(h.base.resolve("pinned/" + Catalog.LOCK_FILE), Harness.sha256(json.getBytes(StandardCharsets.UTF_8))
-                + "  " + Harness.TEMPLATE + "/" + Harness.VERSION + ".json\n");
-        PlanPolicy pinned = PlanPolicy.create(h.policy.config(), Catalog.load(h.base.resolve("pinned")));
+        PlanPolicy pinned = pinnedByDigest(digest);
         Plan plan = parse(h.plan(h.newId(), h.source("g"), Harness.port(), "hi"));
         assertEquals(Optional.of(digest), pinned.template(plan).orElseThrow().manifestDigest());
         engine.pullAs = Approvals.repository(Harness.DEMO_IMAGE) + "@" + digest;
@@ -439,6 +426,51 @@ class ApprovalsTest {
         approved.networks().resolve(engine, approved.plan().spec().networks());
 
         assertEquals(List.of(h.network, h.network), engine.networkLookups, "the create used the look-up made before the pull");
+    }
+
+    /**
+     * A full registry refuses a create before its image is resolved: the intent's insert would refuse it after a pull
+     * (minutes, and again at every retry of the {@code busy}).
+     */
+    @Test
+    void aFullRegistryRefusesACreateBeforeItsImageIsPulled() throws Exception {
+        String digest = "sha256:" + "cd".repeat(32);
+        PlanPolicy pinned = pinnedByDigest(digest);
+        Plan plan = parse(h.plan(h.newId(), h.source("g"), Harness.port(), "hi"));
+        engine.pullAs = Approvals.repository(Harness.DEMO_IMAGE) + "@" + digest;
+        engine.release.countDown();
+        engine.networkRelease.countDown();
+        int registered = h.registry.all().size();
+        Registry full = new ForwardingRegistry(h.registry) {
+            @Override
+            public int maxInstances() {
+                return registered;
+            }
+        };
+        assertEquals(ProblemCode.BUSY, expectAbort(() -> new Approvals(engine, full, pinned).approveCreate(plan)).code());
+        assertTrue(engine.events.stream().noneMatch(e -> e.startsWith("pulled")), "pulled: " + engine.events);
+        // With room, the same create pulls.
+        new Approvals(engine, h.registry, pinned).approveCreate(plan);
+        assertTrue(engine.events.contains("pulled " + engine.pullAs), "no pull: " + engine.events);
+    }
+
+    /** The policy of a catalog whose demo template is pinned by {@code digest} too, its image not local by it. */
+    private PlanPolicy pinnedByDigest(String digest) throws Exception {
+        String localId = h.docker.inspectImage(Harness.DEMO_IMAGE).orElseThrow().id();
+        String json;
+        try (var in = Catalog.class.getResourceAsStream(
+                Catalog.RESOURCE_DIR + Harness.TEMPLATE + "/" + Harness.VERSION + ".json")) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Template embedded = Catalog.embedded().find(Harness.TEMPLATE, Harness.VERSION).orElseThrow();
+        json = json.replace(embedded.imageId().orElseThrow(), localId)
+                .replaceFirst("\"imageId\":", "\"manifestDigest\": \"" + digest + "\", \"imageId\":");
+        Path pinned = h.base.resolve("pinned-" + digest.substring(7, 11));
+        Path dir = Files.createDirectories(pinned.resolve(Harness.TEMPLATE));
+        Files.writeString(dir.resolve(Harness.VERSION + ".json"), json);
+        Files.writeString(pinned.resolve(Catalog.LOCK_FILE), Harness.sha256(json.getBytes(StandardCharsets.UTF_8))
+                + "  " + Harness.TEMPLATE + "/" + Harness.VERSION + ".json\n");
+        return PlanPolicy.create(h.policy.config(), Catalog.load(pinned));
     }
 
     @FunctionalInterface

@@ -260,8 +260,10 @@ class FaultTest {
      * (a no-op then, undone by the kill): it waits the stop out and starts the container again.
      */
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void aRollbackWaitsOutAStopTheEngineGoesOnWith(boolean crash) throws Exception {
+    @ValueSource(strings = {"crash", "timeout", "timeout, then the rollback fails and the next request recovers"})
+    void aRollbackWaitsOutAStopTheEngineGoesOnWith(String how) throws Exception {
+        boolean crash = how.equals("crash");
+        boolean leftUnfinished = how.startsWith("timeout, then");
         ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
         String old = h.requireRecord(id).containerId().orElseThrow();
@@ -286,12 +288,20 @@ class FaultTest {
                 throw new DockerTimeoutException("test: the stop's answer did not come in time");
             }
         };
-        Operations ops = Agents.start(engine, h.registry, h.policy, Faults.NONE);
+        Operations ops = Agents.start(engine, h.registry, h.policy, h.faults);
         if (crash) {
             assertThrows(Harness.Halt.class, () -> ops.replace(id, bytes(replaceBody(v2, 0))));
             assertEquals(Optional.of(Step.REPLACE_STOP_OLD), Step.ofMarker(h.requireRecord(id).step()),
                     "the crash came inside the stop step");
             h.restartAgent();
+        } else if (leftUnfinished) {
+            // The engine fails the rollback too, even its stop: the record is left ROLLING_BACK, its marker past the
+            // stop step. The next request's recovery must still know that the stop was left unanswered.
+            h.faults.current = new Harness.Script().on(Step.ROLLBACK_START_OLD, FAIL).on(Step.ROLLBACK_STOP_ALL, FAIL);
+            assertInstanceOf(Outcome.Failed.class, ops.replace(id, bytes(replaceBody(v2, 0))), "left unfinished");
+            h.faults.current = Faults.NONE;
+            assertEquals(InstanceState.ROLLING_BACK, h.requireRecord(id).state());
+            ok(ops.start(id));
         } else {
             assertInstanceOf(Outcome.Failed.class, ops.replace(id, bytes(replaceBody(v2, 0))), "rolled back");
         }
