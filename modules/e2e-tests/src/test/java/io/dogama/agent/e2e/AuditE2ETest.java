@@ -116,6 +116,10 @@ class AuditE2ETest {
         // Stopped, so that every queued refusal is on disk; then the real CLI on the real log.
         e2e.stopAgent();
         String log = all(auditDir());
+        // A configuration that cannot be read is 74, not BROKEN (1), and the message is the audit command's own.
+        Run unreadable = tool("audit", "verify", "--config", e2e.dataDir().resolve("no-such-config.json").toString());
+        assertEquals(74, unreadable.exit(), unreadable::toString);
+        assertTrue(unreadable.err().startsWith("dogama-agent: audit: cannot read config file"), unreadable::toString);
         Run ok = tool("audit", "verify", "--config", e2e.config().toString());
         assertEquals(0, ok.exit(), ok::toString);
         assertTrue(ok.out().startsWith("audit: intact: "), ok::toString);

@@ -99,7 +99,10 @@ final class AuditCommand {
                     yield Launcher.USAGE;
                 }
             };
-        } catch (StartupException | AuditException e) {
+        } catch (StartupException e) {
+            err.println("dogama-agent: audit: " + e.reason());
+            return UNREADABLE;
+        } catch (AuditException e) {
             err.println("dogama-agent: " + e.getMessage());
             return UNREADABLE;
         }

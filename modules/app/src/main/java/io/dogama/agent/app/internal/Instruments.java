@@ -83,7 +83,7 @@ final class Instruments {
         metrics.counter("dogama_audit_errors_total", "Failed writes or syncs of the audit log since start.",
                 audit::errors);
         metrics.counter("dogama_audit_dropped_total",
-                "Audit events not written because the writer's queue was full.", audit::dropped);
+                "Audit events not written because the writer's queue was full or the free space was below the reserve.", audit::dropped);
         metrics.counter("dogama_audit_suppressed_total",
                 "Unauthenticated refusals not written because of the audit log's rate limit.", audit::suppressed);
         metrics.gauge("dogama_audit_last_sequence",

@@ -10,6 +10,8 @@ final class StartupException extends AppException {
 
     /** See {@link #passing()}. */
     private final boolean passing;
+    /** The message without the start's wording. */
+    private final String reason;
 
     StartupException(String message, Throwable cause) {
         this(message, cause, false);
@@ -18,6 +20,7 @@ final class StartupException extends AppException {
     private StartupException(String message, Throwable cause, boolean passing) {
         super("refusing to start: " + message, cause);
         this.passing = passing;
+        this.reason = message;
     }
 
     /**
@@ -35,5 +38,10 @@ final class StartupException extends AppException {
      */
     boolean passing() {
         return passing;
+    }
+
+    /** @return the reason alone, for a command that reads the configuration without starting the agent */
+    String reason() {
+        return reason;
     }
 }

@@ -130,7 +130,7 @@ final class Replaces {
      * How a recovery ended.
      *
      * @param end     the run's end
-     * @param failure what stopped it, when it did not end
+     * @param failure what stopped it (the run's last failure), when it did not end
      */
     record Recovery(Step.Decision end, Optional<Exception> failure) {
     }
@@ -151,7 +151,7 @@ final class Replaces {
         StepMachine.Run run = new StepMachine.Run("recovery of " + t.id(), t, steps, faults);
         Step.Decision end = StepMachine.run(start, run);
         remember(t, end, steps);
-        return new Recovery(end, run.failure());
+        return new Recovery(end, run.lastFailure());
     }
 
     /** Keeps, for a run that left the record unfinished, whether its stop of the old container was left unanswered. */
@@ -446,6 +446,8 @@ final class Replaces {
                 // itself started (before a crash) is left running.
                 docker.stopContainer(m.info().id(), Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
             }
+            // Down now, by this stop or the engine's: a later recovery must not stop the container this one starts.
+            stopUnfinished = false;
             docker.startContainer(m.info().id());
         }
 
@@ -492,6 +494,7 @@ final class Replaces {
             for (String c : stop) {
                 docker.stopContainer(c, Lifecycle.REPLACE_STOP_TIMEOUT_SECONDS);
             }
+            stopUnfinished = false; // every container of the record is down: no stop is left to the engine
         }
     }
 

@@ -88,6 +88,7 @@ final class StepMachine {
         private Step.Go at;
         private Phase phase;
         private Exception failure;
+        private Exception lastFailure;
 
         /**
          * @param what    the operation and instance, for the log ({@code "replace mc-1"})
@@ -118,6 +119,11 @@ final class StepMachine {
         /** @return the first failure of the run, if any */
         Optional<Exception> failure() {
             return Optional.ofNullable(failure);
+        }
+
+        /** @return the run's last failure, if any: for a run that did not end, what stopped it */
+        Optional<Exception> lastFailure() {
+            return Optional.ofNullable(lastFailure);
         }
 
         /**
@@ -182,6 +188,7 @@ final class StepMachine {
                 if (failure == null) {
                     failure = e;
                 }
+                lastFailure = e;
                 if (e instanceof RegistryException) {
                     reloadAfterUnknownWrite();
                 }

@@ -260,10 +260,13 @@ class FaultTest {
      * (a no-op then, undone by the kill): it waits the stop out and starts the container again.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"crash", "timeout", "timeout, then the rollback fails and the next request recovers"})
+    @ValueSource(strings = {"crash", "timeout", "timeout, then the rollback fails and the next request recovers",
+            "timeout, then the rollback's commit fails and the next request recovers"})
     void aRollbackWaitsOutAStopTheEngineGoesOnWith(String how) throws Exception {
         boolean crash = how.equals("crash");
         boolean leftUnfinished = how.startsWith("timeout, then");
+        // The rollback's own start ran, after it waited the engine's stop out: the next request must not stop it again.
+        boolean startedByTheRollback = how.contains("commit fails");
         ok(h.ops.create(bytes(v1)));
         ok(h.ops.start(id));
         String old = h.requireRecord(id).containerId().orElseThrow();
@@ -297,11 +300,17 @@ class FaultTest {
         } else if (leftUnfinished) {
             // The engine fails the rollback too, even its stop: the record is left ROLLING_BACK, its marker past the
             // stop step. The next request's recovery must still know that the stop was left unanswered.
-            h.faults.current = new Harness.Script().on(Step.ROLLBACK_START_OLD, FAIL).on(Step.ROLLBACK_STOP_ALL, FAIL);
+            h.faults.current = new Harness.Script().on(startedByTheRollback ? Step.ROLLBACK_COMMIT
+                    : Step.ROLLBACK_START_OLD, FAIL).on(Step.ROLLBACK_STOP_ALL, FAIL);
             assertInstanceOf(Outcome.Failed.class, ops.replace(id, bytes(replaceBody(v2, 0))), "left unfinished");
             h.faults.current = Faults.NONE;
             assertEquals(InstanceState.ROLLING_BACK, h.requireRecord(id).state());
+            String startedAt = h.cli("inspect", "--format", "{{.State.StartedAt}}", old);
             ok(ops.start(id));
+            if (startedByTheRollback) {
+                assertEquals(startedAt, h.cli("inspect", "--format", "{{.State.StartedAt}}", old),
+                        "the container the rollback started was stopped and started again");
+            }
         } else {
             assertInstanceOf(Outcome.Failed.class, ops.replace(id, bytes(replaceBody(v2, 0))), "rolled back");
         }

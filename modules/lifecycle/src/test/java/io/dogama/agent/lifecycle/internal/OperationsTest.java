@@ -563,8 +563,9 @@ class OperationsTest {
 
     /**
      * While the engine is still away, the request's recovery cannot finish either: the answer is what stopped it
-     * ({@code docker_unavailable}, which a client retries), not {@code intervention_required}; the listener hears
-     * it left unresolved; and the next request, with the engine back, finishes it.
+     * ({@code docker_unavailable}, which a client retries: the run's last failure, not its first), not
+     * {@code intervention_required}; the listener hears it left unresolved; and the next request, with the engine
+     * back, finishes it.
      */
     @Test
     void aRecoveryTheEngineStillFailsAnswersWhatStoppedIt() throws Exception {
@@ -576,7 +577,9 @@ class OperationsTest {
         Harness.Action away = step -> {
             throw new io.dogama.agent.docker.DockerUnavailableException("injected: the engine is away at " + step);
         };
-        h.faults.current = new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, away).on(Step.ROLLBACK_STOP_ALL, away);
+        // The first failure is a refusal (400); what stops the run is the engine gone at the last resort, the stop.
+        h.faults.current = new Harness.Script().on(Step.ROLLBACK_REMOVE_NEW, Harness.FAIL)
+                .on(Step.ROLLBACK_STOP_ALL, away);
         failedWith(ProblemCode.DOCKER_UNAVAILABLE, ops.delete(id));
         h.faults.current = Faults.NONE;
         assertEquals(List.of(id + " " + Reconciliations.Action.LEFT_UNRESOLVED), heard.byRequest);
