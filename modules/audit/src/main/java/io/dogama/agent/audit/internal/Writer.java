@@ -134,6 +134,10 @@ public final class Writer implements AutoCloseable {
     private boolean unsynced;
     /** A failed write's bytes may lie past {@link #fileSize}, not cut off yet. */
     private boolean torn;
+    /** The file's size, the sequence number and the MAC at the last successful sync: where a failed sync goes back to. */
+    private long syncedSize;
+    private long syncedSeq;
+    private byte[] syncedPrevious;
     /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
     private Anchor.Head synced;
     private long anchoredSeq;
@@ -246,6 +250,7 @@ public final class Writer implements AutoCloseable {
             }
             fileNumber = 1;
             openFile(true);
+            markSynced();
             openAnchor(anchored);
             return;
         }
@@ -278,6 +283,7 @@ public final class Writer implements AutoCloseable {
             anchoredSeq = anchored.get().seq();
         }
         lastSeq.set(seq);
+        markSynced(); // what an earlier process wrote: never cut off, whether or not it reached the disk
         openAnchor(anchored);
     }
 
@@ -766,13 +772,35 @@ public final class Writer implements AutoCloseable {
             if (seq > 0) {
                 synced = new Anchor.Head(seq, previous);
             }
+            markSynced();
             syncs.incrementAndGet();
             healthy.set(true);
             waiting.forEach(p -> complete(p, true));
         } catch (IOException e) {
             failed("sync", e);
             waiting.forEach(p -> complete(p, false));
+            dropUnsynced();
         }
+    }
+
+    private void markSynced() {
+        syncedSize = fileSize;
+        syncedSeq = seq;
+        syncedPrevious = previous;
+    }
+
+    /**
+     * After a failed sync, the lines written since the last good one are cut off and the chain goes on from that one.
+     * Linux may mark the pages whose writeback failed as clean, so the next sync succeeds without them: a line synced
+     * then would follow lines the disk never got, and verify would call the log changed there, with no tampering.
+     */
+    private void dropUnsynced() {
+        fileSize = syncedSize;
+        seq = syncedSeq;
+        previous = syncedPrevious;
+        lastSeq.set(seq);
+        unsynced = false;
+        undo(); // cuts the file back to fileSize, or makes the next write do it first
     }
 
     /** Truncates a half-written line away, so that the file ends on a complete line again. */
@@ -819,6 +847,7 @@ public final class Writer implements AutoCloseable {
         channel = next;
         fileNumber++;
         fileSize = 0;
+        markSynced(); // the old file was forced first: every line so far is on disk
         LOG.log(System.Logger.Level.INFO, "audit: rotated to {0} at seq {1}", Segments.file(dir, fileNumber).getFileName(),
                 seq + 1);
     }

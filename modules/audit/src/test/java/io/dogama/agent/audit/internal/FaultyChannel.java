@@ -7,23 +7,31 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A file channel that fails as a disk does: the write numbered {@code failWrite} (from 1) writes half of what it is
  * given and then throws, and the truncate right after it throws too (EIO from a file system gone bad for a moment).
- * Everything else, and every later call, goes to the real channel.
+ * Everything else, and every later call, goes to the real channel; a force fails once when the test asks for it.
  */
 final class FaultyChannel extends FileChannel {
     private final FileChannel real;
     private final AtomicInteger writes;
     private final int failWrite;
     private boolean failNextTruncate;
+    /** Set by a test: the next force throws (EIO from fdatasync) and clears it. */
+    private final AtomicBoolean failForce;
 
     FaultyChannel(FileChannel real, AtomicInteger writes, int failWrite) {
+        this(real, writes, failWrite, new AtomicBoolean());
+    }
+
+    FaultyChannel(FileChannel real, AtomicInteger writes, int failWrite, AtomicBoolean failForce) {
         this.real = real;
         this.writes = writes;
         this.failWrite = failWrite;
+        this.failForce = failForce;
     }
 
     @Override
@@ -82,6 +90,9 @@ final class FaultyChannel extends FileChannel {
 
     @Override
     public void force(boolean metaData) throws IOException {
+        if (failForce.getAndSet(false)) {
+            throw new IOException("test: EIO from fdatasync");
+        }
         real.force(metaData);
     }
 

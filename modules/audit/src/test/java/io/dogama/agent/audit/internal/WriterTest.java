@@ -128,6 +128,32 @@ class WriterTest {
         assertEquals(new io.dogama.agent.audit.Verification.Intact(1, 2, 2), Verifier.verify(dir, key));
     }
 
+    /**
+     * A sync that fails: the lines written since the last good sync are cut off, and the chain goes on from that line.
+     * Linux may mark the pages whose writeback failed as clean, so the next sync succeeds without them: a line synced
+     * then chained from lines the disk never got, and verify called the log changed there with no tampering (session
+     * 41's review). The registry and the nonce journal stop instead; the log goes on, as it does after a failed write.
+     */
+    @Test
+    void aFailedSyncCutsOffWhatItDidNotSyncAndTheChainGoesOnFromTheLastSyncedLine() throws Exception {
+        byte[] key = new byte[32];
+        AtomicBoolean failForce = new AtomicBoolean();
+        try (Writer w = Writer.open(dir, 1 << 20, key, Clock.systemUTC(),
+                ch -> new FaultyChannel(ch, new AtomicInteger(), 0, failForce))) {
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
+            failForce.set(true);
+            assertFalse(w.writeDurably(event(2), 0, Duration.ofSeconds(30)), "its sync failed");
+            assertFalse(w.healthy());
+            assertEquals(1, w.lastSeq(), "the chain is back at the last synced line");
+            assertTrue(w.writeDurably(event(3), 0, Duration.ofSeconds(30)), "the next one is written and synced");
+            assertEquals(2, w.lastSeq());
+        }
+        String log = Files.readString(Segments.file(dir, 1));
+        assertFalse(log.contains("\"mc-2\""), "the unsynced line is cut off:\n" + log);
+        assertTrue(log.contains("\"mc-1\"") && log.contains("\"mc-3\""), log);
+        assertEquals(new io.dogama.agent.audit.Verification.Intact(1, 2, 2), Verifier.verify(dir, key));
+    }
+
     private static void awaitWriterThreadIdle() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
