@@ -118,6 +118,7 @@ active proctype Stranger() {
 proctype Requester(bool main) {
   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
   byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false; bool fromRep = false;
+  bool resumeOp = false;
 next:
   if
   :: main && k == 0 -> op = 1
@@ -130,7 +131,15 @@ next:
   fi;
   k++;
   atomic { if :: busy -> goto next /* instance_busy */ :: else -> busy = true fi }
+dispatch:
   knownNew = NONE; search = false; fromRep = false;
+  if
+  :: op != 1 && (st == P_REPLACING || st == P_ROLLING_BACK) ->
+     /* a replace left unfinished in this process (no replace runs: the guard is ours): the request
+        first runs the start-up's recovery, then goes on from the state it ends in (Operations.settled) */
+     resumeOp = true; goto recover
+  :: else
+  fi;
   if
   :: op == 1 -> /* CreateInstance */
      if :: st == P_ABSENT -> plan = 1; goto L_CREATE_PERSIST_INTENT :: else -> goto opdone fi
@@ -748,6 +757,8 @@ D_DELETE_REMOVE_RECORD:
   :: o == O_SILENT -> goto opdone
   fi;
 crash:
+  resumeOp = false;
+recover:
   knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);
   if
   :: st == P_CREATING && mk == 0 -> search = true; goto L_CREATE_UNDO_REMOVE
@@ -867,7 +878,9 @@ crash:
 opdone:
   invariants();
   if
-  :: recovering -> recovering = false
+  :: recovering && resumeOp && st != P_REPLACING && st != P_ROLLING_BACK ->
+     recovering = false; resumeOp = false; goto dispatch
+  :: recovering -> recovering = false; resumeOp = false
   :: else
   fi;
   busy = false;
@@ -878,7 +891,7 @@ finish:
 
 proctype Recovery() {
   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
-  bool rqRunning; byte rqPrior; bool recovering; bool fromRep;
+  bool rqRunning; byte rqPrior; bool recovering; bool fromRep; bool resumeOp;
   busy = true;
   goto crash;
 L_CREATE_PERSIST_INTENT: /* WRITE RECORD when ALWAYS */
@@ -1462,6 +1475,8 @@ D_DELETE_REMOVE_RECORD:
   :: o == O_SILENT -> goto opdone
   fi;
 crash:
+  resumeOp = false;
+recover:
   knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);
   if
   :: st == P_CREATING && mk == 0 -> search = true; goto L_CREATE_UNDO_REMOVE

@@ -164,6 +164,7 @@ final class PromelaModel {
         m.append("proctype Requester(bool main) {\n");
         m.append("  byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;\n");
         m.append("  byte k = 0; bool rqRunning; byte rqPrior; bool recovering = false; bool fromRep = false;\n");
+        m.append("  bool resumeOp = false;\n");
         m.append("""
                 next:
                   if
@@ -177,7 +178,15 @@ final class PromelaModel {
                   fi;
                   k++;
                   atomic { if :: busy -> goto next /* instance_busy */ :: else -> busy = true fi }
+                dispatch:
                   knownNew = NONE; search = false; fromRep = false;
+                  if
+                  :: op != 1 && (st == P_REPLACING || st == P_ROLLING_BACK) ->
+                     /* a replace left unfinished in this process (no replace runs: the guard is ours): the request
+                        first runs the start-up's recovery, then goes on from the state it ends in (Operations.settled) */
+                     resumeOp = true; goto recover
+                  :: else
+                  fi;
                   if
                   :: op == 1 -> /* CreateInstance */
                      if :: st == P_ABSENT -> plan = 1; goto L_CREATE_PERSIST_INTENT :: else -> goto opdone fi
@@ -219,7 +228,8 @@ final class PromelaModel {
             step(m, s, bugs);
         }
         // recovery: a new agent reconciles the record
-        m.append("crash:\n  knownNew = NONE; search = false; recovering = true; fromRep = (st == P_REPLACING);\n  if\n");
+        m.append("crash:\n  resumeOp = false;\nrecover:\n  knownNew = NONE; search = false; recovering = true;"
+                + " fromRep = (st == P_REPLACING);\n  if\n");
         List<Optional<Step>> markers = new ArrayList<>();
         markers.add(Optional.empty());
         for (Step s : Step.values()) {
@@ -239,7 +249,9 @@ final class PromelaModel {
                 opdone:
                   invariants();
                   if
-                  :: recovering -> recovering = false
+                  :: recovering && resumeOp && st != P_REPLACING && st != P_ROLLING_BACK ->
+                     recovering = false; resumeOp = false; goto dispatch
+                  :: recovering -> recovering = false; resumeOp = false
                   :: else
                   fi;
                   busy = false;
@@ -282,7 +294,7 @@ final class PromelaModel {
         m.append("""
                 proctype Recovery() {
                   byte o; bool search; byte knownNew = NONE; byte found; byte i; byte cnt; bool r; byte op;
-                  bool rqRunning; byte rqPrior; bool recovering; bool fromRep;
+                  bool rqRunning; byte rqPrior; bool recovering; bool fromRep; bool resumeOp;
                   busy = true;
                   goto crash;
                 """);
