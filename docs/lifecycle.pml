@@ -880,7 +880,8 @@ opdone:
   if
   :: recovering && resumeOp && st != P_REPLACING && st != P_ROLLING_BACK ->
      recovering = false; resumeOp = false; goto dispatch
-  :: recovering -> recovering = false; resumeOp = false
+  :: recovering && (!resumeOp || st == P_REPLACING || st == P_ROLLING_BACK) ->
+     recovering = false; resumeOp = false
   :: else
   fi;
   busy = false;

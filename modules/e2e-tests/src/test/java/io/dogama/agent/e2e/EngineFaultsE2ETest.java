@@ -46,31 +46,10 @@ class EngineFaultsE2ETest {
      */
     @Test
     void aStartTheEngineDoesNotAnswerIsRefusedAndReleasesWhatItOpened() throws Exception {
-        e2e.stopAgent();
-        e2e.engineLink().down();
         // In the engine's place: a socket that takes each connection and closes it at once.
-        java.nio.channels.ServerSocketChannel mute = java.nio.channels.ServerSocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX);
-        mute.bind(java.net.UnixDomainSocketAddress.of(e2e.engineLink().path()));
-        Thread closer = Thread.ofPlatform().daemon().name("mute-engine").start(() -> {
-            while (mute.isOpen()) {
-                try {
-                    mute.accept().close();
-                } catch (java.io.IOException e) {
-                    return;
-                }
-            }
+        String refused = startRefusedWithEngine("mute-engine", c -> {
         });
-        try {
-            AssertionError refused = assertThrows(AssertionError.class,
-                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
-            assertTrue(refused.getMessage().contains("exit 69"), refused.getMessage());
-        } finally {
-            mute.close();
-            closer.join(Duration.ofSeconds(20));
-            Files.deleteIfExists(e2e.engineLink().path());
-            e2e.engineLink().up();
-        }
+        assertTrue(refused.contains("exit 69"), refused);
         // The registry's lock, the nonce journal's and the audit log's are free again: a start works.
         e2e.launchWith(RepoLayout.agentLauncher());
         assertEquals(200, e2e.wire().get("/v1/health").status());
@@ -83,37 +62,54 @@ class EngineFaultsE2ETest {
      */
     @Test
     void anEngineOfAnUnsupportedApiVersionIsRefusedForGood() throws Exception {
-        e2e.stopAgent();
-        e2e.engineLink().down();
         byte[] body = "{\"ApiVersion\":\"1.12\",\"MinAPIVersion\":\"1.12\"}".getBytes(StandardCharsets.US_ASCII);
         byte[] answer = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
                 + "\r\n\r\n" + new String(body, StandardCharsets.US_ASCII)).getBytes(StandardCharsets.US_ASCII);
-        java.nio.channels.ServerSocketChannel old = java.nio.channels.ServerSocketChannel.open(
+        String refused = startRefusedWithEngine("old-engine", c -> {
+            c.read(java.nio.ByteBuffer.allocate(8192)); // the request head: GET /version
+            c.write(java.nio.ByteBuffer.wrap(answer));
+        });
+        assertTrue(refused.contains("exit 78"), refused);
+        assertTrue(refused.contains("upgrade the Docker engine"), refused);
+        e2e.launchWith(RepoLayout.agentLauncher());
+        assertEquals(200, e2e.wire().get("/v1/health").status());
+    }
+
+    /** What a fake engine does with one connection before it is closed. */
+    @FunctionalInterface
+    private interface FakeEngine {
+        void serve(java.nio.channels.SocketChannel connection) throws IOException;
+    }
+
+    /**
+     * Starts the agent with {@code engine} in the real engine's place, expects the start to fail, and puts the real
+     * engine back.
+     *
+     * @return the failed start's description (its exit status and output)
+     */
+    private static String startRefusedWithEngine(String name, FakeEngine engine) throws Exception {
+        e2e.stopAgent();
+        e2e.engineLink().down();
+        java.nio.channels.ServerSocketChannel fake = java.nio.channels.ServerSocketChannel.open(
                 java.net.StandardProtocolFamily.UNIX);
-        old.bind(java.net.UnixDomainSocketAddress.of(e2e.engineLink().path()));
-        Thread server = Thread.ofPlatform().daemon().name("old-engine").start(() -> {
-            while (old.isOpen()) {
-                try (java.nio.channels.SocketChannel c = old.accept()) {
-                    c.read(java.nio.ByteBuffer.allocate(8192)); // the request head: GET /version
-                    c.write(java.nio.ByteBuffer.wrap(answer));
-                } catch (java.io.IOException e) {
+        fake.bind(java.net.UnixDomainSocketAddress.of(e2e.engineLink().path()));
+        Thread server = Thread.ofPlatform().daemon().name(name).start(() -> {
+            while (fake.isOpen()) {
+                try (java.nio.channels.SocketChannel c = fake.accept()) {
+                    engine.serve(c);
+                } catch (IOException e) {
                     return;
                 }
             }
         });
         try {
-            AssertionError refused = assertThrows(AssertionError.class,
-                    () -> e2e.launchWith(RepoLayout.agentLauncher()));
-            assertTrue(refused.getMessage().contains("exit 78"), refused.getMessage());
-            assertTrue(refused.getMessage().contains("upgrade the Docker engine"), refused.getMessage());
+            return assertThrows(AssertionError.class, () -> e2e.launchWith(RepoLayout.agentLauncher())).getMessage();
         } finally {
-            old.close();
+            fake.close();
             server.join(Duration.ofSeconds(20));
             Files.deleteIfExists(e2e.engineLink().path());
             e2e.engineLink().up();
         }
-        e2e.launchWith(RepoLayout.agentLauncher());
-        assertEquals(200, e2e.wire().get("/v1/health").status());
     }
 
     /**

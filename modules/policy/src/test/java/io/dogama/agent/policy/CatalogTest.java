@@ -138,6 +138,11 @@ class CatalogTest {
     }
 
     private void assertRefused(String expected, Consumer<Map<String, Object>> change) throws IOException {
+        assertRefused(tmp, expected, change);
+    }
+
+    /** The demo template with {@code change} applied is refused at load, with {@code expected} in the message. */
+    static void assertRefused(Path tmp, String expected, Consumer<Map<String, Object>> change) throws IOException {
         Map<String, Object> t = TestCatalog.demoTemplate();
         change.accept(t);
         Path dir = Files.createTempDirectory(tmp, "cat");

@@ -2,11 +2,8 @@ package io.dogama.agent.policy;
 
 import static io.dogama.agent.policy.Fixture.list;
 import static io.dogama.agent.policy.Fixture.map;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +22,7 @@ class TemplateEdgesTest {
     Path tmp;
 
     private void assertRefused(String expected, Consumer<Map<String, Object>> change) throws IOException {
-        Map<String, Object> t = TestCatalog.demoTemplate();
-        change.accept(t);
-        Path dir = Files.createTempDirectory(tmp, "cat");
-        PolicyException e = assertThrows(PolicyException.class, () -> TestCatalog.load(dir, t), expected);
-        assertTrue(e.getMessage().contains(expected), () -> "expected '" + expected + "' in " + e.getMessage());
+        CatalogTest.assertRefused(tmp, expected, change);
     }
 
     /** Pins TemplateReader.tmpfs's {@code containerPath(target, ...)}: without it any target is admitted. */

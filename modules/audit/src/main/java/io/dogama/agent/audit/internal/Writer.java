@@ -134,10 +134,11 @@ public final class Writer implements AutoCloseable {
     private boolean unsynced;
     /** A failed write's bytes may lie past {@link #fileSize}, not cut off yet. */
     private boolean torn;
-    /** The file's size, the sequence number and the MAC at the last successful sync: where a failed sync goes back to. */
-    private long syncedSize;
-    private long syncedSeq;
-    private byte[] syncedPrevious;
+    /**
+     * A force failed: the log takes no more lines (see {@link #stopAfterFailedForce}). Only a restart, which reads the
+     * file back as the disk holds it, writes again.
+     */
+    private boolean stopped;
     /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
     private Anchor.Head synced;
     private long anchoredSeq;
@@ -250,7 +251,6 @@ public final class Writer implements AutoCloseable {
             }
             fileNumber = 1;
             openFile(true);
-            markSynced();
             openAnchor(anchored);
             return;
         }
@@ -283,7 +283,6 @@ public final class Writer implements AutoCloseable {
             anchoredSeq = anchored.get().seq();
         }
         lastSeq.set(seq);
-        markSynced(); // what an earlier process wrote: never cut off, whether or not it reached the disk
         openAnchor(anchored);
     }
 
@@ -685,6 +684,10 @@ public final class Writer implements AutoCloseable {
         }
         List<Pending> durable = new ArrayList<>();
         for (Pending p : batch) {
+            if (stopped) {
+                complete(p, false);
+                continue;
+            }
             long next = seq + 1;
             String body = Chain.body(next, clock.instant(), p.event, p.suppressed);
             byte[] mac = chain.mac(previous, body.getBytes(StandardCharsets.UTF_8));
@@ -766,41 +769,42 @@ public final class Writer implements AutoCloseable {
     }
 
     private void sync(List<Pending> waiting) {
+        if (stopped) {
+            waiting.forEach(p -> complete(p, false));
+            return;
+        }
         try {
             reopeningOnce(() -> channel.force(false));
             unsynced = false;
             if (seq > 0) {
                 synced = new Anchor.Head(seq, previous);
             }
-            markSynced();
             syncs.incrementAndGet();
             healthy.set(true);
             waiting.forEach(p -> complete(p, true));
         } catch (IOException e) {
             failed("sync", e);
             waiting.forEach(p -> complete(p, false));
-            dropUnsynced();
+            stopAfterFailedForce();
         }
     }
 
-    private void markSynced() {
-        syncedSize = fileSize;
-        syncedSeq = seq;
-        syncedPrevious = previous;
-    }
-
     /**
-     * After a failed sync, the lines written since the last good one are cut off and the chain goes on from that one.
-     * Linux may mark the pages whose writeback failed as clean, so the next sync succeeds without them: a line synced
-     * then would follow lines the disk never got, and verify would call the log changed there, with no tampering.
+     * After a failed force the log takes no more lines, as the registry and the nonce journal stop: Linux may mark the
+     * pages whose writeback failed as clean, so a later force succeeds without them, and a line acknowledged then would
+     * follow lines the disk may never have got (after a reboot, verify would call the log changed there, with no
+     * tampering). Cutting them off and writing their sequence numbers again would fool whatever already read them (a
+     * shipper, the last-sequence gauge). So every later line is refused: a mutation, whose begin line must be on disk
+     * first, answers {@code 503 busy} until the agent is restarted on a disk that works, and the start reads the log
+     * back as the disk holds it.
      */
-    private void dropUnsynced() {
-        fileSize = syncedSize;
-        seq = syncedSeq;
-        previous = syncedPrevious;
-        lastSeq.set(seq);
-        unsynced = false;
-        undo(); // cuts the file back to fileSize, or makes the next write do it first
+    private void stopAfterFailedForce() {
+        if (!stopped) {
+            stopped = true;
+            unsynced = false;
+            LOG.log(System.Logger.Level.ERROR, "audit: a sync of the log failed: it takes no more lines, and every "
+                    + "mutation is refused (503 busy) until the agent is restarted on a working disk");
+        }
     }
 
     /** Truncates a half-written line away, so that the file ends on a complete line again. */
@@ -825,7 +829,13 @@ public final class Writer implements AutoCloseable {
      * failure (no space for a new inode) leaves the writer on the old file, able to try again.
      */
     private void rotate() throws IOException {
-        channel.force(false);
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            // As a failed sync: the lines of this batch before it are not on disk for sure (stopAfterFailedForce).
+            stopAfterFailedForce();
+            throw e;
+        }
         Path file = Segments.file(dir, fileNumber + 1);
         // CREATE, not CREATE_NEW: an empty file left by an earlier attempt that failed later is taken over, if it is
         // a plain file of the agent's (checked before the open: a FIFO would hang it); never through a link.
@@ -847,7 +857,6 @@ public final class Writer implements AutoCloseable {
         channel = next;
         fileNumber++;
         fileSize = 0;
-        markSynced(); // the old file was forced first: every line so far is on disk
         LOG.log(System.Logger.Level.INFO, "audit: rotated to {0} at seq {1}", Segments.file(dir, fileNumber).getFileName(),
                 seq + 1);
     }

@@ -52,6 +52,17 @@ class RevalidationTest {
         h.close();
     }
 
+    /** Replaces {@code id} with {@code plan} at revision 0 under {@code script}; {@code unsafe} is made safe again. */
+    private Outcome<InstanceView> replaceUnder(Harness.Script script, Path unsafe, String id, String plan) {
+        h.faults.current = script;
+        try {
+            return h.ops.replace(id, bytes(replaceBody(plan, 0)));
+        } finally {
+            h.faults.current = Faults.NONE;
+            chmod(unsafe, SAFE);
+        }
+    }
+
     /** A folder directly below the allowed root, safe as made, to hold a bind source one level down. */
     private Path tenant(String name) throws IOException {
         Path d = Files.createDirectory(h.root.resolve(name));
@@ -90,14 +101,7 @@ class RevalidationTest {
                 .on(Step.REPLACE_START_NEW, step -> chmod(tenantB, UNSAFE))
                 .on(Step.ROLLBACK_REMOVE_NEW, step -> newOnes.set(h.containersOf(id).stream()
                         .filter(c -> !c.id().equals(oldId)).toList()));
-        h.faults.current = script;
-        Outcome<InstanceView> answer;
-        try {
-            answer = h.ops.replace(id, bytes(replaceBody(h.plan(id, srcB, port, "two"), 0)));
-        } finally {
-            h.faults.current = Faults.NONE;
-            chmod(tenantB, SAFE);
-        }
+        Outcome<InstanceView> answer = replaceUnder(script, tenantB, id, h.plan(id, srcB, port, "two"));
 
         failedWith(ProblemCode.PLAN_REJECTED, answer);
         // "mounts", not "plan.mounts": the start's check of the registered plan, not the replace's own validation.
@@ -138,14 +142,7 @@ class RevalidationTest {
         Harness.Script script = new Harness.Script()
                 .on(Step.REPLACE_START_NEW, FAIL)
                 .on(Step.ROLLBACK_START_OLD, step -> chmod(tenantA, UNSAFE));
-        h.faults.current = script;
-        Outcome<InstanceView> answer;
-        try {
-            answer = h.ops.replace(id, bytes(replaceBody(h.plan(id, srcB, port, "two"), 0)));
-        } finally {
-            h.faults.current = Faults.NONE;
-            chmod(tenantA, SAFE);
-        }
+        Outcome<InstanceView> answer = replaceUnder(script, tenantA, id, h.plan(id, srcB, port, "two"));
 
         failedWith(ProblemCode.INTERVENTION_REQUIRED, answer);
         assertTrue(script.reached(Step.ROLLBACK_START_OLD), script.reached::toString);
