@@ -47,6 +47,7 @@ import java.util.function.UnaryOperator;
  * <p>A write that fails (disk full, file gone read-only) is undone (the file truncated back to its
  * last complete line, the chain state kept), its events are reported as not written, the failure is
  * logged and counted, and the next batch tries again: the log heals by itself when space returns.
+ * A force that fails does not heal: the log stops ({@link #stopAfterFailedForce}).
  */
 public final class Writer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Writer.class.getName());
@@ -138,7 +139,7 @@ public final class Writer implements AutoCloseable {
      * A force failed: the log takes no more lines (see {@link #stopAfterFailedForce}). Only a restart, which reads the
      * file back as the disk holds it, writes again.
      */
-    private boolean stopped;
+    private volatile boolean stopped;
     /** The last line known to be on disk (null before the first), and the last one the anchor file names. */
     private Anchor.Head synced;
     private long anchoredSeq;
@@ -546,9 +547,9 @@ public final class Writer implements AutoCloseable {
         }
     }
 
-    /** @return false after a write failed and until one succeeds again */
+    /** @return false after a write failed and until one succeeds again, and for good after a force failed */
     public boolean healthy() {
-        return healthy.get();
+        return healthy.get() && !stopped;
     }
 
     /** @return lines written since start */
@@ -685,6 +686,9 @@ public final class Writer implements AutoCloseable {
         List<Pending> durable = new ArrayList<>();
         for (Pending p : batch) {
             if (stopped) {
+                if (p.done == null) {
+                    dropped.incrementAndGet(); // a refusal's line, counted as any line not written
+                }
                 complete(p, false);
                 continue;
             }
@@ -802,8 +806,8 @@ public final class Writer implements AutoCloseable {
         if (!stopped) {
             stopped = true;
             unsynced = false;
-            LOG.log(System.Logger.Level.ERROR, "audit: a sync of the log failed: it takes no more lines, and every "
-                    + "mutation is refused (503 busy) until the agent is restarted on a working disk");
+            LOG.log(System.Logger.Level.ERROR, "audit: a force of the log to disk failed: it takes no more lines, "
+                    + "and every mutation is refused (503 busy) until the agent is restarted on a working disk");
         }
     }
 
@@ -831,6 +835,8 @@ public final class Writer implements AutoCloseable {
     private void rotate() throws IOException {
         try {
             channel.force(false);
+        } catch (ClosedChannelException e) {
+            throw e; // an interrupt, not the disk: reopeningOnce opens the file again and rotates once more
         } catch (IOException e) {
             // As a failed sync: the lines of this batch before it are not on disk for sure (stopAfterFailedForce).
             stopAfterFailedForce();

@@ -183,6 +183,53 @@ class WriterTest {
         assertFalse(Files.exists(Segments.file(log, 2)), "no rotation after the failed force");
     }
 
+    /**
+     * An interrupt that closes the channel during the force before a rotation is not a disk that failed: the file is
+     * opened again, the rotation done, and the log goes on (the review of the first version: it stopped for good and
+     * still called itself writable).
+     */
+    @Test
+    void anInterruptDuringTheForceBeforeARotationDoesNotStopTheLog() throws Exception {
+        byte[] key = new byte[32];
+        Path probe = Files.createDirectory(dir.resolve("probe"));
+        long line;
+        try (Writer w = Writer.open(probe, 1 << 20, key, Clock.systemUTC())) {
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
+            line = Files.size(Segments.file(probe, 1));
+        }
+        Path log = Files.createDirectory(dir.resolve("log"));
+        try (Writer w = Writer.open(log, 2 * line + line / 2, key, Clock.systemUTC())) {
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
+            assertTrue(w.writeDurably(event(2), 0, Duration.ofSeconds(30)));
+            Thread.currentThread().interrupt(); // this caller writes the line that rotates, with an interrupt pending
+            try {
+                w.writeDurably(event(3), 0, Duration.ofSeconds(30));
+            } finally {
+                Thread.interrupted();
+            }
+            assertTrue(w.writeDurably(event(4), 0, Duration.ofSeconds(30)), "the log goes on");
+            assertTrue(w.healthy());
+        }
+        assertTrue(Files.exists(Segments.file(log, 2)), "rotated");
+    }
+
+    /** After a failed force, a refusal's line (nobody waits for it) is not written, and it is counted as dropped. */
+    @Test
+    void refusalsAfterAFailedForceAreCountedAsDropped() throws Exception {
+        AtomicBoolean failForce = new AtomicBoolean();
+        try (Writer w = Writer.open(dir, 1 << 20, new byte[32], Clock.systemUTC(),
+                ch -> new FaultyChannel(ch, new AtomicInteger(), 0, failForce))) {
+            failForce.set(true);
+            assertFalse(w.writeDurably(event(1), 0, Duration.ofSeconds(30)), "its sync failed");
+            long before = w.dropped();
+            for (int i = 0; i < 5; i++) {
+                w.offer(event(10 + i), 0);
+            }
+            assertFalse(w.writeDurably(event(2), 0, Duration.ofSeconds(30)), "written after the refusals, refused");
+            assertEquals(before + 5, w.dropped());
+        }
+    }
+
     private static void awaitWriterThreadIdle() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
