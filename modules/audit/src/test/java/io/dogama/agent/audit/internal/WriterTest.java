@@ -158,16 +158,20 @@ class WriterTest {
         }
     }
 
+    /** @return the size of one line of {@link #event}, written to a log of its own */
+    private long lineSize(byte[] key) throws Exception {
+        Path probe = Files.createDirectory(dir.resolve("probe"));
+        try (Writer w = Writer.open(probe, 1 << 20, key, Clock.systemUTC())) {
+            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
+        }
+        return Files.size(Segments.file(probe, 1));
+    }
+
     /** The force of a full file before the log rotates fails the same way: the log stops. */
     @Test
     void aFailedForceBeforeARotationStopsTheLog() throws Exception {
         byte[] key = new byte[32];
-        Path probe = Files.createDirectory(dir.resolve("probe"));
-        long line;
-        try (Writer w = Writer.open(probe, 1 << 20, key, Clock.systemUTC())) {
-            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
-            line = Files.size(Segments.file(probe, 1));
-        }
+        long line = lineSize(key);
         Path log = Files.createDirectory(dir.resolve("log"));
         AtomicBoolean failForce = new AtomicBoolean();
         // Two lines fit, the third rotates (lines differ by a few bytes: their times).
@@ -191,12 +195,7 @@ class WriterTest {
     @Test
     void anInterruptDuringTheForceBeforeARotationDoesNotStopTheLog() throws Exception {
         byte[] key = new byte[32];
-        Path probe = Files.createDirectory(dir.resolve("probe"));
-        long line;
-        try (Writer w = Writer.open(probe, 1 << 20, key, Clock.systemUTC())) {
-            assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
-            line = Files.size(Segments.file(probe, 1));
-        }
+        long line = lineSize(key);
         Path log = Files.createDirectory(dir.resolve("log"));
         try (Writer w = Writer.open(log, 2 * line + line / 2, key, Clock.systemUTC())) {
             assertTrue(w.writeDurably(event(1), 0, Duration.ofSeconds(30)));
