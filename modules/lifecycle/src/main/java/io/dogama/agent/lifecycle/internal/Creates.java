@@ -16,7 +16,6 @@ import io.dogama.agent.policy.Rules;
 import io.dogama.agent.registry.InstanceRecord;
 import io.dogama.agent.registry.Lookup;
 import io.dogama.agent.registry.RegistryException;
-import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -31,10 +30,6 @@ import java.util.Set;
  */
 final class Creates {
     private static final System.Logger LOG = System.getLogger(Creates.class.getName());
-
-    /** The states a create's repeat answers as the instance that exists. */
-    private static final Set<InstanceState> SETTLED =
-            EnumSet.of(InstanceState.CREATED, InstanceState.RUNNING, InstanceState.STOPPED);
 
     private final Registry registry;
     private final DockerEngine docker;
@@ -78,7 +73,7 @@ final class Creates {
                 // The repeat of a create that happened: not of one whose instance is being deleted, or was left by
                 // a replace or in INTERVENTION_REQUIRED, which a 200 would report as created (SPEC 10: CREATE is
                 // allowed from no record only).
-                if (!SETTLED.contains(f.record().state())) {
+                if (!Phase.of(f.record().state()).settled()) {
                     throw new Abort(ProblemCode.INVALID_TRANSITION);
                 }
                 return new Created(ids.view(f.record()), true);

@@ -2,8 +2,8 @@ package io.dogama.agent.lifecycle.internal;
 
 import io.dogama.agent.core.HostPort;
 import io.dogama.agent.core.Ids;
-import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.InstanceId;
+import io.dogama.agent.core.InstanceState;
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
 import io.dogama.agent.core.ProblemCode;
@@ -296,11 +296,9 @@ final class Operations implements AgentOperations {
         }
         return read("stats " + instanceId, () -> {
             Tracked t = Tracked.load(registry, instanceId);
-            switch (t.state()) {
-                case CREATED, RUNNING, STOPPED -> {
-                }
-                case INTERVENTION_REQUIRED -> throw new Abort(ProblemCode.INTERVENTION_REQUIRED);
-                default -> throw new Abort(ProblemCode.INVALID_TRANSITION);
+            if (!Phase.of(t.state()).settled()) {
+                throw new Abort(t.state() == InstanceState.INTERVENTION_REQUIRED ? ProblemCode.INTERVENTION_REQUIRED
+                        : ProblemCode.INVALID_TRANSITION);
             }
             ContainerStats s = docker.stats(ids.requireCurrent(t.record()).id());
             return new Stats(s.cpuPercent(), s.memoryBytes(), s.memoryLimitBytes(), s.pids(), s.networkRxBytes(),

@@ -29,6 +29,14 @@ enum Phase {
         return Optional.ofNullable(persisted);
     }
 
+    /**
+     * @return true for the states in which no operation is left under way and the record names the instance's one
+     *         container: what a create's repeat reports as the instance, and what stats reads
+     */
+    boolean settled() {
+        return this == CREATED || this == RUNNING || this == STOPPED;
+    }
+
     static Phase of(InstanceState s) {
         return valueOf(s.name());
     }
