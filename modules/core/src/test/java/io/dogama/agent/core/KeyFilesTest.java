@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,16 @@ class KeyFilesTest {
         byte[] key = KeyFiles.create(other, 32);
         assertArrayEquals(key, KeyFiles.load(other, 32));
         assertFalse(Files.exists(dir.resolve("registry.key.tmp")));
+    }
+
+    /** A key is drawn from the system's random source: no two are alike, and none is the zero key (PIT). */
+    @Test
+    void aNewKeyIsRandom() throws Exception {
+        byte[] first = KeyFiles.create(dir.resolve("audit.key"), 32);
+        byte[] second = KeyFiles.generate(32);
+        assertFalse(Arrays.equals(first, second), "two keys are alike");
+        assertFalse(Arrays.equals(new byte[32], first), "a key of zeros");
+        assertFalse(Arrays.equals(new byte[32], second), "a key of zeros");
     }
 
     @Test

@@ -54,4 +54,46 @@ class ProblemCodeTitlesTest {
             assertEquals(TITLES.get(c), c.document(violations).get("title"), c.code());
         }
     }
+
+    /**
+     * The rest of SPEC section 4's document, for a code with and without violations: the code is the constant's
+     * lower-case name, the type its URN, the status the HTTP status, and violations only for plan_rejected.
+     */
+    @Test
+    void theProblemDocumentCarriesCodeTypeStatusAndOnlyARejectionsViolations() {
+        List<Violation> violations = List.of(new Violation("mounts[0].source", "outside_allowed_root"));
+        assertEquals(List.of("type", "title", "status", "code", "violations"),
+                List.copyOf(ProblemCode.PLAN_REJECTED.document(violations).keySet()));
+        assertEquals(List.of(Map.of("field", "mounts[0].source", "rule", "outside_allowed_root")),
+                ProblemCode.PLAN_REJECTED.document(violations).get("violations"));
+        assertEquals(List.of("type", "title", "status", "code"),
+                List.copyOf(ProblemCode.PLAN_REJECTED.document(List.of()).keySet()));
+        assertEquals(List.of("type", "title", "status", "code"),
+                List.copyOf(ProblemCode.PORT_CONFLICT.document(violations).keySet()));
+        Map<String, Object> busy = ProblemCode.BUSY.document(List.of());
+        assertEquals("urn:dogama:problem:busy", busy.get("type"));
+        assertEquals(503, busy.get("status"));
+        assertEquals("busy", busy.get("code"));
+    }
+
+    /** SPEC section 4's list of codes and statuses, written out as the contract has it. */
+    @Test
+    void everyCodeHasTheContractsStatus() {
+        String spec = "malformed_request 400, query_not_allowed 400, unauthenticated 401, stale_request 401, "
+                + "replayed_request 401, not_found 404, unknown_instance 404, method_not_allowed 405, "
+                + "instance_exists 409, revision_conflict 409, port_conflict 409, invalid_transition 409, "
+                + "instance_busy 409, identity_mismatch 409, intervention_required 409, body_too_large 413, "
+                + "unsupported_media_type 415, plan_rejected 422, busy 503, docker_unavailable 503, "
+                + "internal_error 500";
+        Map<String, Integer> codes = new java.util.TreeMap<>();
+        for (String entry : spec.split(", ")) {
+            codes.put(entry.split(" ")[0], Integer.valueOf(entry.split(" ")[1]));
+        }
+        Map<String, Integer> actual = new java.util.TreeMap<>();
+        for (ProblemCode c : ProblemCode.values()) {
+            actual.put(c.code(), c.status());
+            assertEquals("urn:dogama:problem:" + c.code(), c.type());
+        }
+        assertEquals(codes, actual);
+    }
 }

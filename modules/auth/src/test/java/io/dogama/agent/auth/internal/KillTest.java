@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged. The forked JVM is started the way the registry's crash test starts its writer: the
  * test JVM's module path, the test classes patched into the module.
  */
+// A JVM of its own on the module path: Surefire runs it; mutation testing (a class path) leaves it out.
+@Tag("forked-jvm")
 class KillTest {
     private static final int KILL_AFTER = 400;
     private static final long CHILD_TIMEOUT_SECONDS = 60;

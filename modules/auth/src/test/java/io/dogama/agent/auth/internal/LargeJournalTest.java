@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The journal is now streamed: the lines are counted, then copied line by line into the new segment
  * while their fingerprints go straight into the table outside the heap.
  */
+// A JVM of its own on the module path: Surefire runs it; mutation testing (a class path) leaves it out.
+@Tag("forked-jvm")
 class LargeJournalTest {
     /** More than the 1,000,000 nonces the default capacity's table holds at 30 s of 30,000 req/s. */
     private static final int LINES = 1_300_000;

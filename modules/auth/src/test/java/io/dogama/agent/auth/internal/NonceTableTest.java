@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class NonceTableTest {
@@ -140,6 +141,7 @@ class NonceTableTest {
      * agent's 96 MiB heap a rebuild to it needed the old and the new table at once.
      */
     @Test
+    @Tag("forked-jvm") // a JVM of its own on the module path, which mutation testing (a class path) leaves out
     void aFullTableLivesBesideAHeapSmallerThanIt() throws Exception {
         String output = ForkedNonceMain.runToEnd(List.of("-Xmx24m", "-XX:+UseSerialGC"), 120, "fill");
         int full = NonceTable.slotsFor(NonceStore.DEFAULT_CAPACITY);

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -144,6 +145,7 @@ class CompactionTest {
 
     @ParameterizedTest
     @EnumSource(LogRegistry.CompactionStep.class)
+    @Tag("forked-jvm") // a JVM of its own on the module path, which mutation testing (a class path) leaves out
     void aCompactionHaltedAfterAnyStepLosesNoWrite(LogRegistry.CompactionStep step) throws Exception {
         Path data = Files.createDirectory(dir.resolve("data"));
         Path log = dir.resolve("child.out");

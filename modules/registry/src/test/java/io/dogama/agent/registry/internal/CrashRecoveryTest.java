@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A forked JVM writes a stream of inserts and updates and is killed with SIGKILL in the middle; at the next open
  * every write it reported complete is there and verifies, and nothing it never began is.
  */
+// A JVM of its own on the module path: Surefire runs it; mutation testing (a class path) leaves it out.
+@Tag("forked-jvm")
 class CrashRecoveryTest {
     /** The writer's instance limit, far above what it writes before the kill. */
     static final int LIMIT = 5000;

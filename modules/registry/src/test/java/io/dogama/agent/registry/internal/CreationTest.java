@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +32,7 @@ class CreationTest {
 
     @ParameterizedTest
     @EnumSource(LogRegistry.CreationStep.class)
+    @Tag("forked-jvm") // a JVM of its own on the module path, which mutation testing (a class path) leaves out
     void aCreationHaltedAfterAnyStepLeavesNoHalfMadeRegistry(LogRegistry.CreationStep step) throws Exception {
         Path data = Files.createDirectory(tmp.resolve("data"));
         Path stderr = tmp.resolve("child.err");

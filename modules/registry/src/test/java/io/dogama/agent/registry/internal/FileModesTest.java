@@ -21,6 +21,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * runs in a forked JVM whose umask is 000, so a file created without an explicit mode would come out
  * 0666 (0644 under the usual umask): the modes seen here are the ones the code asks for.
  */
+// A JVM of its own on the module path: Surefire runs it; mutation testing (a class path) leaves it out.
+@Tag("forked-jvm")
 class FileModesTest {
     private static final String OWNER_ONLY = "rw-------";
     /** How long the forked registry may take to open and to close: a JVM start and a map's creation. */
