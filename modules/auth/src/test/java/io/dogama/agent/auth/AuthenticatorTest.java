@@ -326,6 +326,28 @@ class AuthenticatorTest {
         assertRejected(ProblemCode.STALE_REQUEST, verify(HEALTH, headers(HEALTH)));
     }
 
+    /** SPEC 3.3: "within 30 seconds of the agent's clock, either way": the edges themselves are inside. */
+    @Test
+    void aRequestExactlyAtEitherEdgeOfTheWindowIsAccepted() throws Exception {
+        Instant signed = Instant.parse(HEALTH.timestamp());
+        for (Instant now : List.of(signed.plus(Authenticator.WINDOW), signed.minus(Authenticator.WINDOW))) {
+            clock.set(signed.minusSeconds(3600));
+            auth = authenticator(VECTORS.secretLine(), 100);
+            clock.set(now);
+            assertEquals(new AuthDecision.Accepted(false), verify(HEALTH, headers(HEALTH)), "at " + now);
+        }
+    }
+
+    /** A caller that has no method or path (never Helidon, but the contract is "never throws") is refused. */
+    @Test
+    void aRequestWithoutMethodOrPathIsUnauthenticated() throws Exception {
+        clock.set(Instant.parse(HEALTH.timestamp()));
+        byte[] body = sha256(HEALTH.bodyBytes());
+        assertRejected(ProblemCode.UNAUTHENTICATED, auth.verify(null, HEALTH.path(), headers(HEALTH), body));
+        assertRejected(ProblemCode.UNAUTHENTICATED, auth.verify(HEALTH.method(), null, headers(HEALTH), body));
+        assertEquals(new AuthDecision.Accepted(false), verify(HEALTH, headers(HEALTH)), "its nonce was not spent");
+    }
+
     @Test
     void requestFromTheFutureBeyondTheWindowIsStale() throws Exception {
         clock.set(Instant.parse(HEALTH.timestamp()).minus(Authenticator.WINDOW).minusMillis(1));

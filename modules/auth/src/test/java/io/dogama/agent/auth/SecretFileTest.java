@@ -151,6 +151,16 @@ class SecretFileTest {
         assertTrue(e.getMessage().contains("larger than"), e.getMessage());
     }
 
+    /** The bound is the largest file accepted, not the smallest refused: 4096 bytes are read (a 3 KiB key). */
+    @Test
+    void aFileOfExactlyTheBoundIsRead() throws Exception {
+        String second = "A".repeat(SecretFile.MAX_FILE_BYTES - LINE.length() - 1);
+        assertEquals(0, second.length() % 4, "a base64url line without padding");
+        Path file = Vectors.secretFile(dir, LINE + "\n" + second);
+        assertEquals(SecretFile.MAX_FILE_BYTES, Files.size(file));
+        assertEquals(2, SecretFile.load(file).count());
+    }
+
     @Test
     void toStringNeverShowsKeyMaterial() throws Exception {
         Secrets secrets = SecretFile.load(Vectors.secretFile(dir, LINE + "\n" + OTHER));

@@ -236,6 +236,8 @@ class CreateBodyTest {
         refused(p -> p.tmpfs(List.of(new TmpfsMount("tmp", 1))));
         refused(p -> p.tmpfs(List.of(new TmpfsMount("/", 1))), "invalid tmpfs target");
         refused(p -> p.workingDir("data"));
+        CreateBody.json(with(p -> p.mounts(List.of(new BindMount("/srv/my data", "/data", false))))); // space: printable
+        refused(p -> p.mounts(List.of(new BindMount("/srv/x\u001fy", "/data", false))));
     }
 
     @Test
@@ -253,9 +255,16 @@ class CreateBodyTest {
         refused(p -> p.env(Map.of("A=B", "c")));
         refused(p -> p.env(Map.of("", "c")));
         refused(p -> p.env(Map.of("A", "c\u0000d")));
+        refused(p -> p.env(Map.of("A", "\u0000d")), "invalid environment entry"); // a NUL first, too
         refused(p -> p.labels(Map.of("a\nb", "c")), "invalid label");
         refused(p -> p.labels(Map.of("", "c")), "invalid label");
         refused(p -> p.labels(Map.of("a", "c\u0000d")), "invalid label");
+        refused(p -> p.labels(Map.of("a", "\u0000d")), "invalid label");
+        refused(p -> p.labels(Map.of("a\u007fb", "c")), "invalid label"); // DEL is a control character too
+        CreateBody.json(with(p -> p.image("sha256:" + "b".repeat(64)))); // an image ID is pinned
+        String pin = "@sha256:" + "a".repeat(64);
+        CreateBody.json(with(p -> p.image("r/" + "a".repeat(253) + pin))); // the longest name the grammar allows
+        refused(p -> p.image("r/" + "a".repeat(254) + pin));
         refused(p -> p.ports(List.of(new PublishedPort(80, new HostPort("localhost", 20080, Protocol.TCP)))));
         refused(p -> p.ports(List.of(new PublishedPort(80, new HostPort("", 20080, Protocol.TCP)))));
     }
