@@ -24,6 +24,12 @@ public final class Catalog {
     public static final int MAX_TEMPLATE_BYTES = 64 * 1024;
     /** Most template files in a catalog. */
     public static final int MAX_TEMPLATES = 1024;
+    /**
+     * Largest lock file accepted, in bytes: room for {@link #MAX_TEMPLATES} lines of at most 156 bytes (64 hex
+     * digits, two spaces, a 63-character ID, {@code /}, a 20-character version, {@code .json}, LF), so that the
+     * count, not the size, is what refuses a catalog too large.
+     */
+    public static final int MAX_LOCK_BYTES = MAX_TEMPLATES * 256;
 
     private final Map<String, Template> byKey;
 

@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The administrator configuration of SPEC section 11: its exact shape and every refusal. */
 class AdminConfigTest {
+    /** 2^53 - 1, the largest integer a JSON number carries exactly. */
+    private static final long MAX_EXACT = (1L << 53) - 1;
     @TempDir
     Path tmp;
     Fixture f;
@@ -330,5 +333,266 @@ class AdminConfigTest {
         assertThrows(IllegalArgumentException.class, () -> new AdminConfig(c.listen(), c.dockerSocket(),
                 c.secretFile(), c.dataDir(), c.allowedRoots(), List.of("host"), c.hostIps(), c.hostPorts(),
                 c.limits(), false));
+    }
+
+    private static String refusal(byte[] bytes) {
+        PolicyException e = assertThrows(PolicyException.class, () -> AdminConfig.parse(bytes));
+        assertTrue(e.getMessage().startsWith("policy: config: "), e.getMessage());
+        return e.getMessage();
+    }
+
+    private static String text(Map<String, Object> config) {
+        return new String(json(config), StandardCharsets.UTF_8);
+    }
+
+    private AdminConfig accepted(Consumer<Map<String, Object>> change) {
+        Map<String, Object> config = f.configMap();
+        change.accept(config);
+        return assertDoesNotThrow(() -> AdminConfig.parse(json(config)));
+    }
+
+    /** The same config built through the canonical constructor, with the given parts replaced. */
+    private static AdminConfig rebuild(AdminConfig c, Map<String, Path> roots, Map<String, Path> configured,
+            AdminConfig.PortRange ports, List<String> prefixes) {
+        return new AdminConfig(c.listen(), c.dockerSocket(), c.secretFile(), c.dataDir(), roots, configured,
+                c.networks(), c.hostIps(), ports, c.limits(), false, prefixes, Optional.empty(), c.audit());
+    }
+
+    private static String constructorRefusal(org.junit.jupiter.api.function.Executable build) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, build);
+        return e.getMessage();
+    }
+
+    /** A file whose top level is not an object is refused with its problem, never an internal error. */
+    @Test
+    void aConfigWhoseTopLevelIsNotAnObjectIsRefused() {
+        assertEquals("policy: config: $: wrong_type", refusal(Fixture.utf8("[]")));
+        assertEquals("policy: config: $: null_value", refusal(Fixture.utf8("null")));
+    }
+
+    /** Each required object or path missing is reported as such, and the others are still read. */
+    @Test
+    void aMissingRequiredObjectOrPathIsReportedNotACrash() {
+        assertRefused("listen: missing_field", c -> c.remove("listen"));
+        assertRefused("hostPorts: missing_field", c -> c.remove("hostPorts"));
+        assertRefused("limits: missing_field", c -> c.remove("limits"));
+        assertRefused("dockerSocket: missing_field", c -> c.remove("dockerSocket"));
+        assertRefused("allowRootUser: null_value", c -> c.put("allowRootUser", null));
+        String e = refusal(json(change(c -> c.remove("allowedRoots"))));
+        assertTrue(e.contains("allowedRoots: missing_field") && !e.contains("allowedRoots: wrong_type"), e);
+    }
+
+    /** The file is read whole up to 64 KiB, not one byte more (SPEC 11). */
+    @Test
+    void theConfigMayBeExactly64KiBAndNotOneByteMore() {
+        String config = text(f.configMap());
+        String full = config + " ".repeat(AdminConfig.MAX_CONFIG_BYTES - config.length());
+        assertEquals(f.instances, assertDoesNotThrow(() -> AdminConfig.parse(Fixture.utf8(full)))
+                .allowedRoots().get("instances"));
+        assertEquals("policy: config: larger than 65536 bytes", refusal(Fixture.utf8(full + " ")));
+    }
+
+    @Test
+    void theListenPortAndTheHostPortRangeSpanExactly1To65535() {
+        assertEquals(65535, accepted(c -> sub(c, "listen").put("port", 65535)).listen().port());
+        assertEquals(1, accepted(c -> sub(c, "listen").put("port", 1)).listen().port());
+        assertRefused("listen.port: port_out_of_range", c -> sub(c, "listen").put("port", 65536));
+        assertEquals(new AdminConfig.PortRange(1, 65535), accepted(c -> {
+            c.put("hostPorts", map("min", 1, "max", 65535));
+            c.put("hostIps", list("192.0.2.10"));
+        }).hostPorts());
+        assertEquals(new AdminConfig.PortRange(30000, 30000),
+                accepted(c -> c.put("hostPorts", map("min", 30000, "max", 30000))).hostPorts());
+        // The agent's own port at either end of the scale is still kept out of the range.
+        assertRefused("hostPorts: contains_listen_port", c -> {
+            sub(c, "listen").put("port", 1);
+            c.put("hostPorts", map("min", 1, "max", 100));
+        });
+        assertRefused("hostPorts: contains_listen_port", c -> {
+            sub(c, "listen").put("port", 65535);
+            c.put("hostPorts", map("min", 60000, "max", 65535));
+        });
+    }
+
+    @Test
+    void limitsAndAuditSizesAcceptTheirExactBounds() {
+        assertEquals(AdminConfig.MAX_INSTANCES,
+                accepted(c -> sub(c, "limits").put("instances", AdminConfig.MAX_INSTANCES)).limits().instances());
+        assertEquals(1, accepted(c -> sub(c, "limits").put("pidsLimit", 1)).limits().pidsLimit());
+        assertEquals(AdminConfig.MIN_AUDIT_FILE_BYTES, accepted(c -> c.put("audit",
+                map("maxFileBytes", AdminConfig.MIN_AUDIT_FILE_BYTES))).audit().maxFileBytes());
+        assertEquals(AdminConfig.MAX_AUDIT_FILE_BYTES, accepted(c -> c.put("audit",
+                map("maxFileBytes", AdminConfig.MAX_AUDIT_FILE_BYTES))).audit().maxFileBytes());
+        assertRefused("audit.maxFileBytes: out_of_range", c -> c.put("audit",
+                map("maxFileBytes", AdminConfig.MIN_AUDIT_FILE_BYTES - 1)));
+    }
+
+    /**
+     * Integers are exact up to 2^53 - 1 either way (RFC 8785's number form): one beyond is out of range as a number,
+     * not silently rounded, and a negative one within it is read as what it is.
+     */
+    @Test
+    void integersAreExactUpTo2Pow53Minus1() {
+        Map<String, Object> config = f.configMap();
+        sub(config, "limits").put("memoryBytes", 123454321L);
+        String t = text(config);
+        assertEquals(MAX_EXACT, assertDoesNotThrow(() -> AdminConfig.parse(Fixture.utf8(
+                t.replace("\"memoryBytes\":123454321", "\"memoryBytes\":" + MAX_EXACT)))).limits().memoryBytes());
+        String over = t.replace("\"memoryBytes\":123454321", "\"memoryBytes\":" + (MAX_EXACT + 1));
+        assertTrue(refusal(Fixture.utf8(over)).contains("limits.memoryBytes: out_of_range"), over);
+        String port = text(f.configMap()).replace("\"port\":8480", "\"port\":" + -MAX_EXACT);
+        assertTrue(refusal(Fixture.utf8(port)).contains("listen.port: port_out_of_range"), port);
+        String beyond = text(f.configMap()).replace("\"port\":8480", "\"port\":" + (-MAX_EXACT - 1));
+        String e = refusal(Fixture.utf8(beyond));
+        assertTrue(e.contains("listen.port: out_of_range") && !e.contains("port_out_of_range"), e);
+    }
+
+    /** Every problem is listed: an empty root map is reported even when another field stops the later checks. */
+    @Test
+    void anEmptyRootMapIsReportedBesideAMistypedField() {
+        Map<String, Object> config = f.configMap();
+        config.put("allowedRoots", map());
+        config.put("networks", "dogama-games");
+        String e = refusal(json(config));
+        assertTrue(e.contains("allowedRoots: empty") && e.contains("networks: wrong_type"), e);
+        assertRefused("networks[1]: null_value",
+                c -> c.put("networks", java.util.Arrays.asList("dogama-games", null)));
+    }
+
+    /** A root refused for its spelling is never looked up: the file system is not asked about it. */
+    @Test
+    void aRootRefusedForItsSyntaxIsNeverResolved() throws IOException {
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        String e = refusal(json(change(c -> c.put("allowedRoots", map("instances",
+                f.instances + "/../../file")))));
+        assertTrue(e.contains("allowedRoots.instances: dot_segment") && !e.contains("not_a_directory"), e);
+        assertTrue(Files.isRegularFile(file));
+    }
+
+    private Map<String, Object> change(Consumer<Map<String, Object>> c) {
+        Map<String, Object> config = f.configMap();
+        c.accept(config);
+        return config;
+    }
+
+    /**
+     * "/" is no file path: as the socket, the data directory or the metrics file it is not absolute in the sense of
+     * SPEC 11 (a path with at least one name), and an already refused path is not compared with the roots.
+     */
+    @Test
+    void theFilesystemRootIsNoSocketDataDirOrMetricsFile() {
+        assertRefused("dockerSocket: not_absolute", c -> c.put("dockerSocket", "/"));
+        String e = refusal(json(change(c -> c.put("dataDir", "/"))));
+        assertTrue(e.contains("dataDir: not_absolute") && !e.contains("allowedRoots.instances"), e);
+        assertRefused("metricsFile: not_absolute", c -> c.put("metricsFile", "/"));
+    }
+
+    /**
+     * A socket path that is a link to "/" makes "/" the socket's folder in its resolved form: every root lies inside
+     * it, even though the link's own folder holds none.
+     */
+    @Test
+    void aSocketLinkToTheFilesystemRootPutsEveryRootInTheSocketsFolder() throws IOException {
+        Path link = Files.createSymbolicLink(f.outside.resolve("docker.sock"), Path.of("/"));
+        assertRefused("allowedRoots.instances: docker_socket", c -> c.put("dockerSocket", link.toString()));
+    }
+
+    /** Two spellings of one address would be two addresses to the port rules; the same one twice is refused too. */
+    @Test
+    void aHostIpListedTwiceIsRefused() {
+        assertRefused("hostIps[1]: duplicate", c -> c.put("hostIps", list("127.0.0.1", "127.0.0.1")));
+    }
+
+    /** A hand-built config is never laxer than a parsed one: the constructor applies the same rules. */
+    @Test
+    void theConstructorRefusesWhatTheParserRefuses() throws IOException, PolicyException {
+        AdminConfig c = f.config();
+        AdminConfig.PortRange ports = c.hostPorts();
+        Map<String, Path> roots = c.allowedRoots();
+        assertTrue(constructorRefusal(() -> rebuild(c, roots, Map.of("other", f.instances), ports, List.of()))
+                .contains("allowedRoots: configured_root_differs"));
+        assertTrue(constructorRefusal(() -> rebuild(c, roots, Map.of("instances", f.outside), ports, List.of()))
+                .contains("allowedRoots.instances: configured_root_differs"));
+        Path alias = Files.createSymbolicLink(tmp.resolve("alias"), f.instances);
+        assertEquals(Map.of("instances", alias), rebuild(c, roots, Map.of("instances", alias), ports, List.of())
+                .configuredRoots());
+        assertTrue(constructorRefusal(() -> rebuild(c, roots, roots, new AdminConfig.PortRange(8000, 9000),
+                List.of())).contains("hostPorts: contains_listen_port"));
+        assertTrue(constructorRefusal(() -> rebuild(c, roots, roots, ports, List.of("Owner")))
+                .contains("customLabelPrefixes[0]: invalid_prefix"));
+        assertTrue(constructorRefusal(() -> rebuild(c, Map.of(), Map.of(), ports, List.of()))
+                .contains("allowedRoots: empty"));
+        Map<String, Path> relative = Map.of("srv", Path.of("srv"));
+        assertTrue(constructorRefusal(() -> rebuild(c, relative, relative, ports, List.of()))
+                .contains("allowedRoots.srv: not_absolute"));
+    }
+
+    /** The rule callers outside this module apply to paths only they know (SPEC 8.3): inside or around a root. */
+    @Test
+    void rootAroundNamesTheRootThatHoldsOrLiesInsideAPath() throws IOException, PolicyException {
+        AdminConfig c = f.config();
+        assertEquals(Optional.of("instances"), c.rootAround(f.data));
+        assertEquals(Optional.of("instances"), c.rootAround(f.dir.resolve("srv")));
+        assertEquals(Optional.empty(), c.rootAround(f.outside));
+        Path alias = Files.createSymbolicLink(tmp.resolve("alias"), f.instances);
+        assertEquals(Optional.of("instances"), c.rootAround(alias.resolve("demo-0001")));
+    }
+
+    /** Each record checks its own range, so a hand-built part can hold no value the file could not. */
+    @Test
+    void theNestedRecordsHoldTheirBounds() {
+        assertEquals(1, new AdminConfig.Listen("127.0.0.1", 1).port());
+        assertEquals(65535, new AdminConfig.Listen("127.0.0.1", 65535).port());
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Listen("127.0.0.1", 0));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Listen("127.0.0.1", 65536));
+
+        AdminConfig.PortRange range = new AdminConfig.PortRange(1, 65535);
+        assertEquals(5, new AdminConfig.PortRange(5, 5).max());
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.PortRange(0, 5));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.PortRange(1, 65536));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.PortRange(6, 5));
+        AdminConfig.PortRange some = new AdminConfig.PortRange(20000, 40000);
+        assertTrue(some.contains(20000) && some.contains(40000) && range.contains(65535));
+        assertFalse(some.contains(19999) || some.contains(40001));
+
+        Path dir = Path.of("/var/log/dogama");
+        assertEquals(AdminConfig.MIN_AUDIT_FILE_BYTES,
+                new AdminConfig.Audit(dir, AdminConfig.MIN_AUDIT_FILE_BYTES).maxFileBytes());
+        assertEquals(AdminConfig.MAX_AUDIT_FILE_BYTES,
+                new AdminConfig.Audit(dir, AdminConfig.MAX_AUDIT_FILE_BYTES).maxFileBytes());
+        assertThrows(IllegalArgumentException.class,
+                () -> new AdminConfig.Audit(dir, AdminConfig.MIN_AUDIT_FILE_BYTES - 1));
+        assertThrows(IllegalArgumentException.class,
+                () -> new AdminConfig.Audit(dir, AdminConfig.MAX_AUDIT_FILE_BYTES + 1));
+        assertThrows(IllegalArgumentException.class,
+                () -> new AdminConfig.Audit(Path.of("audit"), AdminConfig.MIN_AUDIT_FILE_BYTES));
+
+        assertEquals(1, new AdminConfig.Limits(1, 1, 1, 1).instances());
+        assertEquals(AdminConfig.MAX_INSTANCES, new AdminConfig.Limits(1, 1, 1, AdminConfig.MAX_INSTANCES).instances());
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Limits(0, 1, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Limits(1, 0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Limits(1, 1, 0, 1));
+        assertThrows(IllegalArgumentException.class, () -> new AdminConfig.Limits(1, 1, 1, 0));
+        assertThrows(IllegalArgumentException.class,
+                () -> new AdminConfig.Limits(1, 1, 1, AdminConfig.MAX_INSTANCES + 1));
+    }
+
+    /** Lists and maps may hold exactly as many entries as allowed; one more is too large, not read in part. */
+    @Test
+    void rootsAndNetworksMayReachTheirCountsExactly() throws IOException {
+        Map<String, Object> roots = map();
+        for (int i = 0; i < AdminConfig.MAX_ALLOWED_ROOTS; i++) {
+            roots.put("r" + i, Files.createDirectories(tmp.resolve("roots/r" + i)).toString());
+        }
+        assertEquals(AdminConfig.MAX_ALLOWED_ROOTS, accepted(c -> c.put("allowedRoots", roots)).allowedRoots().size());
+        List<Object> networks = list();
+        for (int i = 0; i < AdminConfig.MAX_NETWORKS; i++) {
+            networks.add("net-" + i);
+        }
+        assertEquals(networks, accepted(c -> c.put("networks", networks)).networks());
+        roots.put("one-more", Files.createDirectories(tmp.resolve("roots/one-more")).toString());
+        assertRefused("allowedRoots: too_large", c -> c.put("allowedRoots", roots));
+        networks.add("net-more");
+        assertRefused("networks: too_large", c -> c.put("networks", networks));
     }
 }

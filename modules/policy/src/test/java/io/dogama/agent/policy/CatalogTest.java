@@ -308,4 +308,60 @@ class CatalogTest {
         assertRefused("stopSignal: not_allowlisted", t -> t.put("stopSignal", "SIGKILL"));
         assertRefused("stopSignal: not_allowlisted", t -> t.put("stopSignal", "9"));
     }
+
+    /**
+     * The lock is bounded by its own size, room for the most templates a catalog may hold: a catalog with one
+     * template too many is refused for its count (before, the lock was read through a template's 64 KiB bound, so
+     * the count could never be reached, and the embedded catalog's lock was cut there without a word), and a lock
+     * over its size is refused as such, never parsed cut.
+     */
+    @Test
+    void theLockHoldsAsManyLinesAsACatalogMayHaveTemplatesAndNoMore() throws IOException {
+        Path copy = copyOfRepositoryCatalog();
+        Path lock = copy.resolve(Catalog.LOCK_FILE);
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i <= Catalog.MAX_TEMPLATES; i++) {
+            many.append("0".repeat(64)).append("  t-").append(i).append("/1.0.0.json\n");
+        }
+        assertTrue(many.length() > Catalog.MAX_TEMPLATE_BYTES && many.length() < Catalog.MAX_LOCK_BYTES);
+        Files.writeString(lock, many);
+        assertEquals("policy: catalog: more than " + Catalog.MAX_TEMPLATES + " templates",
+                assertThrows(PolicyException.class, () -> Catalog.load(copy)).getMessage());
+        Files.writeString(lock, "#".repeat(Catalog.MAX_LOCK_BYTES) + "\n");
+        assertEquals("policy: catalog: catalog.lock is over " + Catalog.MAX_LOCK_BYTES + " bytes",
+                assertThrows(PolicyException.class, () -> Catalog.load(copy)).getMessage());
+    }
+
+    /** Blank lines in the lock are layout, like comments; a bad line is named by its number, counted from 1. */
+    @Test
+    void lockLinesAreCountedFromOneAndBlankLinesAreSkipped() throws IOException, PolicyException {
+        Path copy = copyOfRepositoryCatalog();
+        Path lock = copy.resolve(Catalog.LOCK_FILE);
+        String text = Files.readString(lock);
+        Files.writeString(lock, "\n" + text.replace("\n", "\n\n"));
+        assertEquals(List.of(), CatalogLock.verify(copy));
+        assertEquals(Catalog.load(repositoryCatalog()).templates(), Catalog.load(copy).templates());
+        Files.writeString(lock, "# released\nabc  demo-http/1.0.0.json\n");
+        PolicyException e = assertThrows(PolicyException.class, () -> Catalog.load(copy));
+        assertEquals("policy: catalog: catalog.lock line 2 is malformed", e.getMessage());
+        // The path's parts are an ID and a version, or the line is not a lock line at all.
+        String hash = "0".repeat(64);
+        for (String rel : List.of("demo-http/latest.json", "demo-http/1.0.json", "Demo_Http/1.0.0.json")) {
+            Files.writeString(lock, hash + "  " + rel + "\n");
+            PolicyException bad = assertThrows(PolicyException.class, () -> Catalog.load(copy), rel);
+            assertEquals("policy: catalog: catalog.lock line 1 is malformed", bad.getMessage());
+        }
+    }
+
+    /** Inside a template's folder only regular {@code .json} files may lie; a lock that cannot be read is named. */
+    @Test
+    void theLockCheckNamesStrayEntriesInTemplateFoldersAndAMissingLock() throws IOException {
+        Path copy = copyOfRepositoryCatalog();
+        Files.writeString(copy.resolve("demo-http/notes.txt"), "stray");
+        Files.createDirectories(copy.resolve("demo-http/2.0.0.json"));
+        assertEquals(List.of("demo-http/2.0.0.json: unexpected entry in the catalog",
+                "demo-http/notes.txt: unexpected entry in the catalog"), CatalogLock.verify(copy));
+        Files.delete(copy.resolve(Catalog.LOCK_FILE));
+        assertEquals(List.of("catalog.lock: cannot be read"), CatalogLock.verify(copy));
+    }
 }

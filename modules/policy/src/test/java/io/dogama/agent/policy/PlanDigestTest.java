@@ -116,6 +116,27 @@ class PlanDigestTest {
         assertEquals(odd.env(), ok(PlanParser.parse(PlanDigest.canonicalJson(odd))).env());
     }
 
+    /** A command or entrypoint the plan gives is part of what the digest covers, an empty one too. */
+    @Test
+    void aGivenCommandAndEntrypointAreDigested() throws IOException {
+        Plan plan = ok(PlanParser.parse(utf8(vector().planText())));
+        java.util.Set<String> digests = new java.util.HashSet<>();
+        for (Optional<java.util.List<String>> c : java.util.List.of(Optional.<java.util.List<String>>empty(),
+                Optional.of(java.util.List.<String>of()), Optional.of(java.util.List.of("/bin/sh")))) {
+            Plan withCommand = new Plan(plan.instanceId(), plan.templateId(), plan.templateVersion(), plan.image(),
+                    c, Optional.empty(), plan.capAdd(), plan.env(), plan.mounts(), plan.ports(), plan.resources(),
+                    plan.user(), plan.labels(), plan.networks(), Optional.empty());
+            Plan withEntrypoint = new Plan(plan.instanceId(), plan.templateId(), plan.templateVersion(), plan.image(),
+                    Optional.empty(), c, plan.capAdd(), plan.env(), plan.mounts(), plan.ports(), plan.resources(),
+                    plan.user(), plan.labels(), plan.networks(), Optional.empty());
+            assertEquals(withCommand, ok(PlanParser.parse(PlanDigest.canonicalJson(withCommand))));
+            assertEquals(withEntrypoint, ok(PlanParser.parse(PlanDigest.canonicalJson(withEntrypoint))));
+            digests.add(PlanDigest.of(withCommand));
+            digests.add(PlanDigest.of(withEntrypoint));
+        }
+        assertEquals(5, digests.size(), "omitted (once for both), empty and given differ, and command from entrypoint");
+    }
+
     @Test
     void omittedOptionalFieldsAreAbsentNotNull() throws IOException {
         Plan plan = ok(PlanParser.parse(utf8(vector().planText())));

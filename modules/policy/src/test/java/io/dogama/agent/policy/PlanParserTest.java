@@ -10,6 +10,7 @@ import static io.dogama.agent.policy.Fixture.sub;
 import static io.dogama.agent.policy.Fixture.utf8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.dogama.agent.core.Outcome;
 import io.dogama.agent.core.Plan;
@@ -190,6 +191,28 @@ class PlanParserTest {
     }
 
     @Test
+    void aBodyOfExactlyTheLargestSizeIsParsed() {
+        assertEquals(ok(parse(plan)), ok(PlanParser.parse(padded(json(plan)))));
+        ReplaceRequest r = ok(PlanParser.parseReplace(padded(json(Fixture.map("plan", plan, "expectedRevision", 1)))));
+        assertEquals(1, r.expectedRevision());
+    }
+
+    /** @return the body followed by spaces up to {@link PlanParser#MAX_BODY_BYTES} */
+    private static byte[] padded(byte[] body) {
+        byte[] padded = new byte[PlanParser.MAX_BODY_BYTES];
+        java.util.Arrays.fill(padded, (byte) ' ');
+        System.arraycopy(body, 0, padded, 0, body.length);
+        return padded;
+    }
+
+    @Test
+    void mountsAndPortsAreRequiredLists() {
+        plan.remove("mounts");
+        plan.put("ports", "http");
+        assertOnly(parse(plan), new Violation("mounts", Rules.MISSING_FIELD), new Violation("ports", Rules.WRONG_TYPE));
+    }
+
+    @Test
     void unpairedSurrogatesAreInvalidStrings() {
         String body = new String(json(plan), StandardCharsets.UTF_8).replace("team-a", "team\\ud800a");
         assertOnly(parse(body), new Violation("labels.owner", Rules.INVALID_STRING));
@@ -239,5 +262,20 @@ class PlanParserTest {
         assertOnly(PlanParser.parseReplace(json(Fixture.map("expectedRevision", "1"))),
                 new Violation("plan", Rules.MISSING_FIELD), new Violation("expectedRevision", Rules.WRONG_TYPE));
         assertMalformed(PlanParser.parseReplace(utf8("{\"plan\":")));
+    }
+
+    /** The replace body has the plan body's bounds: its size, an object at its root, a revision from 0. */
+    @Test
+    void aReplaceBodyIsBoundedAsAPlanIs() {
+        byte[] big = new byte[PlanParser.MAX_BODY_BYTES + 1];
+        java.util.Arrays.fill(big, (byte) ' ');
+        assertOnly(PlanParser.parseReplace(big), new Violation("$", Rules.TOO_LARGE));
+        assertOnly(PlanParser.parseReplace(utf8("[]")), new Violation("$", Rules.WRONG_TYPE));
+        assertOnly(PlanParser.parseReplace(utf8("null")), new Violation("$", Rules.NULL_VALUE));
+        assertEquals(0, ok(PlanParser.parseReplace(json(Fixture.map("plan", plan, "expectedRevision", 0))))
+                .expectedRevision());
+        Plan p = ok(parse(plan));
+        assertThrows(IllegalArgumentException.class, () -> new ReplaceRequest(p, -1));
+        assertEquals(0, new ReplaceRequest(p, 0).expectedRevision());
     }
 }

@@ -12,6 +12,8 @@ import static io.dogama.agent.policy.Fixture.sub;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.dogama.agent.core.ContainerSpec;
@@ -108,6 +110,12 @@ class PlanPolicyTest {
         assertEquals(Optional.empty(), s.stopSignal());
         assertEquals(PlanDigest.of(a.plan()), a.planDigest());
         assertEquals(List.of(DEMO_BINDING), a.bindings());
+        assertEquals("demo-0001", a.instanceId().value());
+        assertEquals("demo-http", a.template().id());
+        // The registry stores these bytes: they are the canonical plan the digest was computed over.
+        assertEquals(a.planDigest(), PlanDigest.of(ok(PlanParser.parse(a.canonicalJson()))));
+        assertTrue(java.util.Arrays.equals(PlanDigest.canonicalJson(a.plan()), a.canonicalJson()));
+        assertTrue(java.util.Arrays.equals(a.canonicalJson(), ok(validate()).canonicalJson()));
         assertEquals("dogama/demo-http:1", ok(validate()).imageReference());
     }
 
@@ -135,6 +143,24 @@ class PlanPolicyTest {
             assertOnly(validate(), new Violation("instanceId", Rules.INVALID_ID),
                     new Violation("templateId", Rules.INVALID_ID),
                     new Violation("templateVersion", Rules.INVALID_VERSION));
+        }
+
+        /** A version that is not one is reported as such, and not looked up as an unknown version as well. */
+        @Test
+        void aVersionWithBadSyntaxIsOnlyInvalid() {
+            plan.put("templateVersion", "1.0.01");
+            assertOnly(validate(), new Violation("templateVersion", Rules.INVALID_VERSION));
+        }
+
+        /** Without a template the rules that need none still apply: every violation is reported, not just the first. */
+        @Test
+        void withAnUnknownTemplateTheRulesThatNeedNoTemplateStillApply() {
+            plan.put("templateId", "minecraft-java");
+            source("relative/data");
+            sub(plan, "resources").put("pidsLimit", 0);
+            assertOnly(validate(), new Violation("templateId", Rules.UNKNOWN_TEMPLATE),
+                    new Violation("mounts[0].source", Rules.NOT_ABSOLUTE),
+                    new Violation("resources.pidsLimit", Rules.RESOURCE_OUT_OF_BOUNDS));
         }
 
         @Test
@@ -249,6 +275,8 @@ class PlanPolicyTest {
             sub(t, "env").put("NOTE", map("pattern", ".{0,64}", "required", false));
             PlanPolicy p = PlanPolicy.create(f.config(), TestCatalog.load(tmp.resolve("cat"), t));
             sub(plan, "env").put("NOTE", "a\u0000b");
+            assertOnly(p.validate(json(plan), ValidationContext.EMPTY), new Violation("env.NOTE", Rules.ENV_PATTERN));
+            sub(plan, "env").put("NOTE", "\u0000ab");
             assertOnly(p.validate(json(plan), ValidationContext.EMPTY), new Violation("env.NOTE", Rules.ENV_PATTERN));
             sub(plan, "env").put("NOTE", "a b");
             ok(p.validate(json(plan), ValidationContext.EMPTY));
@@ -632,6 +660,20 @@ class PlanPolicyTest {
             assertOnly(validate(), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
         }
 
+        /**
+         * During a replace the current container still runs, and its plan's source goes through a link inside the
+         * folder the new plan would mount: the new container could re-point that link, and the current plan's claim
+         * would move out from under the folder it still mounts.
+         */
+        @Test
+        void aReplaceMayNotTakeInALinkItsCurrentPlanGoesThrough() throws IOException {
+            Path elsewhere = Files.createDirectories(f.instances.resolve("w-0001/data"));
+            Path link = Files.createSymbolicLink(Files.createDirectories(f.data.resolve("d")).resolve("l"), elsewhere);
+            ok(validate());
+            var current = new ValidationContext(Set.of(), Map.of(), Map.of("demo-0001", List.of(link.toString())));
+            assertOnly(validate(current), new Violation("mounts[0].source", Rules.UNSAFE_ANCESTOR));
+        }
+
         @Test
         void aMountMayNotBeStatedThroughALinkInsideAnotherMountOfThePlan() throws Exception {
             Map<String, Object> t = TestCatalog.demoTemplate();
@@ -727,6 +769,28 @@ class PlanPolicyTest {
             assertEquals(a.spec().mounts(), ok(policy.revalidateMounts(a.plan(), a.spec().mounts(), NO_OTHERS)));
         }
 
+        /** A registered plan whose template is no longer in the catalog is refused, not resolved against nothing. */
+        @Test
+        void aPlanWhoseTemplateTheCatalogLacksIsRefused() {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            plan.put("templateId", "minecraft-java");
+            Plan unknown = ok(PlanParser.parse(json(plan)));
+            assertOnly(policy.revalidateMounts(unknown, NO_OTHERS), new Violation("templateId", Rules.UNKNOWN_TEMPLATE));
+            assertOnly(policy.revalidateMounts(unknown, a.spec().mounts(), NO_OTHERS),
+                    new Violation("templateId", Rules.UNKNOWN_TEMPLATE));
+        }
+
+        @Test
+        void aDifferentNumberOfMountsThanTheContainerWasCreatedWithIsAChange() {
+            ApprovedPlan a = ok(approve(Fixture.demoImage()));
+            List<ContainerSpec.BindMount> more = new ArrayList<>(a.spec().mounts());
+            more.add(new ContainerSpec.BindMount(f.instances.resolve("other-0001").toString(), "/logs", false));
+            for (List<ContainerSpec.BindMount> created : List.of(more, List.<ContainerSpec.BindMount>of())) {
+                assertOnly(policy.revalidateMounts(a.plan(), created, NO_OTHERS),
+                        new Violation("mounts", Rules.MOUNT_CHANGED));
+            }
+        }
+
         @Test
         void aVanishedSourceFails() throws IOException {
             ApprovedPlan a = ok(approve(Fixture.demoImage()));
@@ -809,6 +873,18 @@ class PlanPolicyTest {
             at(plan, "ports", 0).put("protocol", "TCP");
             assertOnly(validate(), new Violation("ports[0].containerPort", Rules.PORT_OUT_OF_RANGE),
                     new Violation("ports[0].protocol", Rules.PROTOCOL_MISMATCH));
+        }
+
+        @Test
+        void containerPortsFromOneTo65535AreInRange() {
+            for (long port : new long[] {1, 65535}) {
+                at(plan, "ports", 0).put("containerPort", port);
+                assertOnly(validate(), new Violation("ports[0].containerPort", Rules.CONTAINER_PORT_MISMATCH));
+            }
+            for (long port : new long[] {0, 65536, -1}) {
+                at(plan, "ports", 0).put("containerPort", port);
+                assertOnly(validate(), new Violation("ports[0].containerPort", Rules.PORT_OUT_OF_RANGE));
+            }
         }
 
         @Test
@@ -912,6 +988,14 @@ class PlanPolicyTest {
             assertOnly(validate(), new Violation("resources.memoryBytes", Rules.OVER_ADMIN_LIMIT),
                     new Violation("resources.nanoCpus", Rules.OVER_ADMIN_LIMIT),
                     new Violation("resources.pidsLimit", Rules.OVER_ADMIN_LIMIT));
+        }
+
+        @Test
+        void limitsEqualToTheAdministratorsMaximumsAreAllowed() throws Exception {
+            Map<String, Object> config = f.configMap();
+            config.put("limits", map("memoryBytes", 67108864, "nanoCpus", 500000000, "pidsLimit", 64, "instances", 5));
+            policy = policyWith(config);
+            ok(validate());
         }
 
         /**
@@ -1114,6 +1198,17 @@ class PlanPolicyTest {
             }
         }
 
+        /** The image's numeric USER is bounded as a plan's: 2147483647 is an ID, one more is none the agent knows. */
+        @Test
+        void theImagesNumericUserIsBoundedAsAPlansUserIs() {
+            plan.remove("user");
+            ok(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), "2147483647:2147483647", List.of())));
+            for (String imageUser : List.of("2147483648:1000", "1000:2147483648")) {
+                assertOnly(approve(new ImageFacts(Fixture.DEMO_IMAGE_ID, List.of(), imageUser, List.of())),
+                        new Violation("user", Rules.ROOT_USER_FORBIDDEN), new Violation("user", Rules.FORBIDDEN_GROUP));
+            }
+        }
+
         @Test
         void withoutAUserTheImagesUserMustBeProvablyOutsideTheSocketsGroup() throws Exception {
             plan.remove("user");
@@ -1233,6 +1328,28 @@ class PlanPolicyTest {
 
     static void setOwner(Path p, int uid) throws IOException {
         Files.setAttribute(p, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    @Test
+    void aPolicyEnforcesTheConfigurationItWasMadeWith() throws PolicyException {
+        AdminConfig c = f.config();
+        assertSame(c, PlanPolicy.create(c, Catalog.embedded()).config());
+    }
+
+    /** The engine's CPUs bound the quota: at least one nano-CPU, or no bound is given at all. */
+    @Test
+    void anEngineCpuBoundBelowOneIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new ValidationContext(Set.of(), Map.of(), Map.of(), 0));
+        assertEquals(1, new ValidationContext(Set.of(), Map.of(), Map.of(), 1).engineNanoCpus());
+    }
+
+    /** A validated or approved plan is logged by its name, template and digest: never its env values or paths. */
+    @Test
+    void aPlanIsLoggedByItsNamesNeverItsValues() {
+        ValidatedPlan v = ok(validate());
+        ApprovedPlan a = ok(approve(Fixture.demoImage()));
+        assertEquals("ValidatedPlan[demo-0001, demo-http@1.0.0, " + v.planDigest() + "]", v.toString());
+        assertEquals("ApprovedPlan[demo-0001, demo-http@1.0.0, " + a.planDigest() + "]", a.toString());
     }
 
     @Test

@@ -22,7 +22,8 @@ public final class CatalogLoader {
     /** A way to read one catalog file; empty-handed reads throw. */
     @FunctionalInterface
     interface Source {
-        byte[] read(String relative) throws IOException;
+        /** @return the file's bytes, or at least {@code max + 1} bytes if it holds more than {@code max} */
+        byte[] read(String relative, int max) throws IOException;
     }
 
     /**
@@ -30,12 +31,12 @@ public final class CatalogLoader {
      * @throws PolicyException on any invalid file
      */
     public static List<Template> embedded() throws PolicyException {
-        return load(rel -> {
+        return load((rel, max) -> {
             try (InputStream in = Catalog.class.getResourceAsStream(Catalog.RESOURCE_DIR + rel)) {
                 if (in == null) {
                     throw new IOException("missing resource");
                 }
-                return in.readNBytes(Catalog.MAX_TEMPLATE_BYTES + 1);
+                return in.readNBytes(max + 1);
             }
         }, "embedded catalog");
     }
@@ -46,10 +47,10 @@ public final class CatalogLoader {
      * @throws PolicyException on any invalid file
      */
     public static List<Template> directory(Path dir) throws PolicyException {
-        return load(rel -> {
+        return load((rel, max) -> {
             Path p = dir.resolve(rel);
-            if (Files.size(p) > Catalog.MAX_TEMPLATE_BYTES) {
-                return new byte[Catalog.MAX_TEMPLATE_BYTES + 1];
+            if (Files.size(p) > max) {
+                return new byte[max + 1];
             }
             return Files.readAllBytes(p);
         }, "catalog " + dir);
@@ -58,9 +59,14 @@ public final class CatalogLoader {
     private static List<Template> load(Source source, String what) throws PolicyException {
         byte[] lockBytes;
         try {
-            lockBytes = source.read(Catalog.LOCK_FILE);
+            lockBytes = source.read(Catalog.LOCK_FILE, Catalog.MAX_LOCK_BYTES);
         } catch (IOException e) {
             throw new PolicyException("catalog: " + Catalog.LOCK_FILE + " cannot be read from the " + what, e);
+        }
+        if (lockBytes.length > Catalog.MAX_LOCK_BYTES) {
+            // Never parse a cut lock: a cut at a line's end would drop the templates after it without a word.
+            throw new PolicyException("catalog: " + Catalog.LOCK_FILE + " is over " + Catalog.MAX_LOCK_BYTES
+                    + " bytes");
         }
         Map<String, String> lock = CatalogLock.parse(new String(lockBytes, StandardCharsets.UTF_8));
         if (lock.size() > Catalog.MAX_TEMPLATES) {
@@ -70,7 +76,7 @@ public final class CatalogLoader {
         for (Map.Entry<String, String> e : lock.entrySet()) {
             byte[] bytes;
             try {
-                bytes = source.read(e.getKey());
+                bytes = source.read(e.getKey(), Catalog.MAX_TEMPLATE_BYTES);
             } catch (IOException x) {
                 throw new PolicyException("catalog: " + e.getKey() + " is in the lock but cannot be read", x);
             }

@@ -40,6 +40,25 @@ class BoundedMatchTest {
         }
     }
 
+    /**
+     * What the rule reads as text, not as structure: a group nested in a group still counts, a quotation (closed or
+     * not) and a class (an escaped ']', a ']' first in it, after '^' or not) hide what they hold, a lazy or possessive
+     * mark is part of its quantifier. Where the comments flag hides from Java what the rule reads, the rule never
+     * throws, and a ')' it cannot pair is refused.
+     */
+    @Test
+    void quotationsClassesAndMarksAreReadAsJavaReadsThem() {
+        for (String p : new String[] {"((a+))+", "(?x)a#)", "(?:(?:a|b))*"}) {
+            Pattern.compile(p);
+            assertTrue(BoundedMatch.backtracks(p), p);
+        }
+        for (String p : new String[] {"\\Q(a+)+", "\\Qa\\E\\Q(a+)+\\E", "x\\Q(a+)+", "[\\](a+)+]", "[](a+)+]",
+                "[^](a+)+]", "a+?(b)c", "a??(b)c", "a++(b)c", "(?x)a#{", "(?x)a#["}) {
+            Pattern.compile(p);
+            assertFalse(BoundedMatch.backtracks(p), p);
+        }
+    }
+
     @Test
     void aLinearPatternReadsEveryValueUpToTheLongestInFull() {
         Pattern demo = Pattern.compile("^[A-Za-z0-9 ,.!?-]{0,64}$");

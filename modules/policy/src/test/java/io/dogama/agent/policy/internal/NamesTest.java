@@ -15,6 +15,8 @@ class NamesTest {
         assertEquals("dogama/demo-http", Names.familiarRepository("dogama/demo-http:1"));
         assertEquals("dogama/demo-http", Names.familiarRepository("docker.io/dogama/demo-http@sha256:" + "a".repeat(64)));
         assertEquals("busybox", Names.familiarRepository("docker.io/library/busybox:1.36"));
+        assertEquals("busybox", Names.familiarRepository("busybox"), "no tag, no path");
+        assertEquals("", Names.familiarRepository("@sha256:" + "a".repeat(64)), "a digest alone names no repository");
         // A registry port is not a tag.
         assertEquals("127.0.0.1:5000/dogama/x", Names.familiarRepository("127.0.0.1:5000/dogama/x"));
         assertEquals("127.0.0.1:5000/dogama/x", Names.familiarRepository("127.0.0.1:5000/dogama/x:2@sha256:"
@@ -57,6 +59,16 @@ class NamesTest {
         assertThrows(IllegalArgumentException.class, () -> Canonical.json("a\ud800"));
         assertThrows(IllegalArgumentException.class, () -> Canonical.json("\udc00"));
         assertEquals("\"\ud83d\ude00\"", new String(Canonical.json("\ud83d\ude00"), java.nio.charset.StandardCharsets.UTF_8));
+        assertThrows(IllegalArgumentException.class, () -> Canonical.json("\ud800a"), "a high surrogate before a letter");
         assertThrows(IllegalArgumentException.class, () -> Canonical.json(1L << 53));
+        assertThrows(IllegalArgumentException.class, () -> Canonical.json(-(1L << 53)));
+    }
+
+    /** RFC 8785 and I-JSON: integers up to 2^53 - 1 either way are exact, and written as they are. */
+    @Test
+    void theCanonicalFormWritesTheLargestExactIntegersBothWays() {
+        long max = (1L << 53) - 1;
+        assertEquals("9007199254740991", new String(Canonical.json(max), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals("-9007199254740991", new String(Canonical.json(-max), java.nio.charset.StandardCharsets.UTF_8));
     }
 }

@@ -115,6 +115,183 @@ class PathRulesTest {
                 r.checkDisk(List.of(root.resolve("a").toString(), inside.toString())).violations());
     }
 
+    /**
+     * The kernel follows at most 40 links on one path (MAXSYMLINKS), and so does the lenient walk that decides whether
+     * an unresolvable source is missing or outside: forty are followed, a forty-first is a loop, found outside (and the
+     * link rule refuses a walk it would cut short, so a registered source never escapes its claim that way).
+     */
+    @Test
+    void aChainOfFortyLinksIsFollowedAndOneMoreIsALoop() throws IOException {
+        Path root = Files.createDirectories(tmp.toRealPath().resolve("srv/instances"));
+        Path target = Files.createDirectories(root.resolve("w/target"));
+        Path forty = chain(root.resolve("w"), "a", PathRules.MAX_LINK_HOPS, target);
+        Path fortyOne = chain(root.resolve("w"), "b", PathRules.MAX_LINK_HOPS + 1, target);
+        PathRules r = rules(root);
+        assertEquals(java.util.Optional.of(target), PathRules.resolveLeniently(forty));
+        assertEquals(java.util.Optional.empty(), PathRules.resolveLeniently(fortyOne));
+        assertEquals(List.of(), bind(r, forty.toString()), "forty links resolve like any source");
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT)), bind(r, fortyOne.toString()),
+                "a forty-first link is a loop for the kernel and for the rule alike");
+    }
+
+    /** @return the first of {@code count} links in {@code dir}, each to the next, the last to {@code target} */
+    private static Path chain(Path dir, String name, int count, Path target) throws IOException {
+        Files.createSymbolicLink(dir.resolve(name + (count - 1)), target);
+        for (int i = count - 2; i >= 0; i--) {
+            Files.createSymbolicLink(dir.resolve(name + i), Path.of(name + (i + 1)));
+        }
+        return dir.resolve(name + 0);
+    }
+
+    /** A walk takes at most MAX_LOOKUPS names: exactly that many is followed, one more refused. */
+    @Test
+    void aWalkOfExactlyTheMostLookupsIsFollowedAndOneMoreIsRefused() throws IOException {
+        Path root = Files.createDirectories(tmp.toRealPath().resolve("srv/instances"));
+        Path dir = Files.createDirectories(root.resolve("w"));
+        Files.createDirectories(dir.resolve("x"));
+        Path target = Files.createDirectories(dir.resolve("t"));
+        int first = 700; // each "x/../" is one lookup; two links keep each target under PATH_MAX
+        for (int extra : new int[] {0, 1}) {
+            Path l1 = dir.resolve("l1-" + extra);
+            // The names of l1 itself, 700 x's, l2, the second link's x's and t: MAX_LOOKUPS + extra lookups.
+            int second = PathRules.MAX_LOOKUPS + extra - l1.getNameCount() - first - 2;
+            Files.createSymbolicLink(dir.resolve("l2-" + extra), Path.of("x/../".repeat(second) + "t"));
+            Files.createSymbolicLink(l1, Path.of("x/../".repeat(first) + "l2-" + extra));
+            assertEquals(extra == 0 ? java.util.Optional.of(target) : java.util.Optional.empty(),
+                    PathRules.resolveLeniently(l1), "lookups over the bound: " + extra);
+        }
+    }
+
+    /**
+     * A link's target is taken name by name as the kernel takes it: "." stays where it is, ".." goes up to the real
+     * folder's parent (and stays at "/" above the root), so the way holds the very folders the kernel goes through.
+     */
+    @Test
+    void aLinksTargetIsFollowedNameByNameAsTheKernelFollowsIt() throws IOException {
+        Path dir = Files.createDirectories(tmp.toRealPath().resolve("srv/instances/w"));
+        Files.createDirectories(dir.resolve("x"));
+        Path t = Files.createDirectories(dir.resolve("t"));
+        Path dot = Files.createSymbolicLink(dir.resolve("dot"), Path.of("./t"));
+        Path up = Files.createSymbolicLink(dir.resolve("up"), Path.of("x/../t"));
+        Path aboveRoot = Files.createSymbolicLink(dir.resolve("above"), Path.of("/../.." + t));
+        assertEquals(prefixes(dot), PathRules.wayTo(dot));
+        List<Path> throughX = new ArrayList<>(prefixes(up));
+        throughX.add(dir.resolve("x"));
+        assertEquals(throughX, PathRules.wayTo(up), "x is looked up, then left by ..");
+        assertEquals(prefixes(aboveRoot), PathRules.wayTo(aboveRoot), "the target's folders are already on the way");
+        for (Path link : List.of(dot, up, aboveRoot)) {
+            assertEquals(java.util.Optional.of(t), PathRules.resolveLeniently(link), link.toString());
+        }
+    }
+
+    /** @return every path from the first name down to {@code p}, as a walk with no link looks them up */
+    private static List<Path> prefixes(Path p) {
+        List<Path> out = new ArrayList<>();
+        for (int i = 1; i <= p.getNameCount(); i++) {
+            out.add(p.getRoot().resolve(p.subpath(0, i)));
+        }
+        return out;
+    }
+
+    /**
+     * A dangling link that climbs out of the root by ".." leads outside: outside_allowed_root, never not_found (which
+     * would tell what does not exist there), even when it climbs past "/".
+     */
+    @Test
+    void aDanglingLinkThatClimbsOutByDotDotIsOutsideNotMissing() throws IOException {
+        Path base = tmp.toRealPath();
+        Path root = Files.createDirectories(base.resolve("srv/instances"));
+        Path dir = Files.createDirectories(root.resolve("w"));
+        Files.createDirectories(base.resolve("outside"));
+        PathRules r = rules(root);
+        Path out = Files.createSymbolicLink(dir.resolve("out"), Path.of("../../../outside/gone"));
+        Path past = Files.createSymbolicLink(dir.resolve("past"),
+                Path.of("../".repeat(base.getNameCount() + 8) + base.toString().substring(1) + "/outside/gone"));
+        Path stays = Files.createSymbolicLink(dir.resolve("stays"), Path.of("../w/gone"));
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT)), bind(r, out.toString()));
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.OUTSIDE_ALLOWED_ROOT)), bind(r, past.toString()));
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.NOT_FOUND)), bind(r, stays.toString()));
+    }
+
+    /** The revalidation's last word: the path a container was created with is still its own real path. */
+    @Test
+    void stillRealHoldsOnlyForAnExistingAbsolutePathWithNoLinkOnIt() throws IOException {
+        Path dir = Files.createDirectories(tmp.toRealPath().resolve("srv/instances/w/data"));
+        Path link = Files.createSymbolicLink(dir.getParent().resolve("link"), dir);
+        assertTrue(PathRules.stillReal(dir.toString()));
+        assertFalse(PathRules.stillReal(link.toString()), "a link");
+        Files.createDirectories(dir.resolve("sub"));
+        assertFalse(PathRules.stillReal(link.resolve("sub").toString()), "a path below a link");
+        assertFalse(PathRules.stillReal(dir.resolve("gone").toString()), "a vanished path");
+        assertFalse(PathRules.stillReal("srv/instances"), "a relative path");
+        assertFalse(PathRules.stillReal(dir + "/\u0000"), "a path no file can have");
+    }
+
+    @Test
+    void aRealPathHasOneFormAndALinkedPathBoth() throws IOException {
+        Path dir = Files.createDirectories(tmp.toRealPath().resolve("srv/instances/w"));
+        Path link = Files.createSymbolicLink(tmp.toRealPath().resolve("via"), dir);
+        assertEquals(List.of(dir), PathRules.forms(dir));
+        assertEquals(List.of(link.resolve("x"), dir.resolve("x")), PathRules.forms(link.resolve("x")));
+    }
+
+    @Test
+    void anAncestorThatCannotBeReadIsNotSafe() throws IOException {
+        Path root = Files.createDirectories(tmp.toRealPath().resolve("srv/instances"));
+        PathRules r = rules(root);
+        assertTrue(r.safeAncestors(root, root.resolve("direct")));
+        assertFalse(r.safeAncestors(root, root.resolve("gone/x")), "a folder that is not there proves nothing");
+    }
+
+    @Test
+    void checkDiskRefusesASocketBelowARoot() throws IOException {
+        Path root = Files.createDirectories(tmp.toRealPath().resolve("srv/instances"));
+        Path sock = root.resolve("app.sock");
+        try (var ch = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            ch.bind(java.net.UnixDomainSocketAddress.of(sock));
+            assertEquals(List.of(new Violation("paths[0]", Rules.NOT_REGULAR)),
+                    rules(root).checkDisk(List.of(sock.toString())).violations());
+        }
+    }
+
+    /** Control characters and DEL are refused, a space is not; 4,096 characters (PATH_MAX) pass, one more does not. */
+    @Test
+    void theSyntaxBoundsAreExact() {
+        for (String ok : List.of("/a b", "/" + "a".repeat(PathRules.MAX_PATH_LENGTH - 1))) {
+            List<Violation> out = new ArrayList<>();
+            assertTrue(PathRules.syntax(ok, "f", out), ok);
+            assertEquals(List.of(), out);
+        }
+        for (String bad : List.of("/a\u007fb", "/a\u001fb", "/" + "a".repeat(PathRules.MAX_PATH_LENGTH))) {
+            List<Violation> out = new ArrayList<>();
+            assertFalse(PathRules.syntax(bad, "f", out));
+            assertEquals(List.of(new Violation("f", Rules.INVALID_PATH)), out);
+        }
+    }
+
+    /**
+     * The socket's path is resolved again when the rules are made: a socket that now resolves to "/" has "/" itself
+     * as its folder, and every source then lies in it. Refused, never an internal error.
+     */
+    @Test
+    void aSocketThatNowResolvesToTheFileSystemRootRefusesEverySource() throws IOException {
+        Path base = tmp.toRealPath();
+        Path root = Files.createDirectories(base.resolve("srv/instances"));
+        Path source = Files.createDirectories(root.resolve("a/data"));
+        Files.createDirectories(base.resolve("run"));
+        Files.createDirectories(base.resolve("elsewhere"));
+        Path socket = Files.createSymbolicLink(base.resolve("run/docker.sock"), base.resolve("elsewhere/docker.sock"));
+        AdminConfig c = new AdminConfig(new AdminConfig.Listen("127.0.0.1", 8480), socket, base.resolve("secret"),
+                base.resolve("data"), Map.of("instances", root), List.of("dogama-games"), List.of("0.0.0.0"),
+                new AdminConfig.PortRange(20000, 40000), new AdminConfig.Limits(1L << 30, 1_000_000_000L, 100, 10),
+                false);
+        assertEquals(List.of(), bind(new PathRules(c, AGENT_UID), source.toString()));
+        Files.delete(socket);
+        Files.createSymbolicLink(socket, Path.of("/"));
+        assertEquals(List.of(new Violation("mounts[0].source", Rules.DOCKER_SOCKET)),
+                bind(new PathRules(c, AGENT_UID), source.toString()));
+    }
+
     private static List<Violation> bind(PathRules r, String source) {
         List<Violation> out = new ArrayList<>();
         r.bindSource(source, "instances", "mounts[0].source", out);
