@@ -275,8 +275,4 @@ final class Fields {
     Optional<Json> raw(String key) {
         return Optional.ofNullable(fields.get(key));
     }
-
-    List<Violation> out() {
-        return out;
-    }
 }

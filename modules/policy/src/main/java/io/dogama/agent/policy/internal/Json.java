@@ -19,7 +19,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * A small JSON tree built from jackson-core's streaming parser, so that duplicate keys are reported
@@ -198,20 +197,6 @@ public sealed interface Json {
         }
     }
 
-    /** @return a short name of this value's JSON type, for messages */
-    default String typeName() {
-        return switch (this) {
-            case Obj o -> "object";
-            case Arr a -> "array";
-            case Str s -> "string";
-            case Int i -> "integer";
-            case BigInt b -> "integer";
-            case Frac f -> "number";
-            case Bool b -> "boolean";
-            case Null n -> "null";
-        };
-    }
-
     /** Path syntax for violations: {@code a.b[0].c}; keys that are not plain are not echoed. */
     final class Paths {
         /** Longest key echoed in a path. */
@@ -239,26 +224,6 @@ public sealed interface Json {
          */
         static String index(String parent, int i) {
             return parent + "[" + i + "]";
-        }
-
-        /**
-         * @param prefix path of an enclosing value, or {@link #ROOT}
-         * @param path   a path relative to it
-         * @return the absolute path
-         */
-        static String under(String prefix, String path) {
-            if (ROOT.equals(prefix)) {
-                return path;
-            }
-            return ROOT.equals(path) ? prefix : prefix + "." + path;
-        }
-
-        /**
-         * @param key a key
-         * @return the key if plain (safe to echo), else empty
-         */
-        static Optional<String> plain(String key) {
-            return isPlain(key) ? Optional.of(key) : Optional.empty();
         }
 
         /** {@code [A-Za-z0-9_./-]{1,64}}, without a regex: this runs for every key of every plan. */
